@@ -1,0 +1,97 @@
+"""agentrig: run coding agents on multi-checkpoint tasks; agents are plugins.
+
+Everything a plugin author needs is importable from here. Names are loaded on
+first access so that ``import agentrig`` in a plugin module stays cheap.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+from agentrig.markers import hookimpl, hookspec
+
+__version__ = "0.1.0"
+
+_EXPORTS: dict[str, str] = {
+    "AgentSpec": "agentrig.specs",
+    "RuntimeSpec": "agentrig.specs",
+    "StreamParserSpec": "agentrig.specs",
+    "Agent": "agentrig.agent",
+    "AgentConfigBase": "agentrig.agent",
+    "CheckpointInferenceResult": "agentrig.agent",
+    "AgentCostLimits": "agentrig.usage",
+    "UsageTracker": "agentrig.usage",
+    "TokenUsage": "agentrig.usage",
+    "APIPricing": "agentrig.pricing",
+    "ModelDefinition": "agentrig.model_definition",
+    "ThinkingPreset": "agentrig.model_definition",
+    "ProviderCredential": "agentrig.credentials",
+    "TrajectoryStep": "agentrig.trajectory",
+    "UserStep": "agentrig.trajectory",
+    "AgentTextStep": "agentrig.trajectory",
+    "ThinkingStep": "agentrig.trajectory",
+    "ToolUseStep": "agentrig.trajectory",
+    "ErrorStep": "agentrig.trajectory",
+    "LLMCall": "agentrig.trajectory",
+    "parse_step": "agentrig.trajectory",
+    "AgentError": "agentrig.errors",
+    "AgentSetupError": "agentrig.errors",
+    "AgentStepError": "agentrig.errors",
+    "AgentLimitError": "agentrig.errors",
+    "UnsupportedEnvironmentError": "agentrig.errors",
+    "PluginError": "agentrig.errors",
+    "UnknownAgentError": "agentrig.errors",
+    "StreamParser": "agentrig.stream",
+    "Checkpoint": "agentrig.problem",
+    "Problem": "agentrig.problem",
+    "get_agent_cls": "agentrig.plugins",
+    "get_agent_config_cls": "agentrig.plugins",
+    "available_agent_types": "agentrig.plugins",
+}
+
+__all__ = ["__version__", "hookimpl", "hookspec", *_EXPORTS]
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'agentrig' has no attribute '{name}'")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(__all__)
+
+
+if TYPE_CHECKING:
+    from agentrig.agent import Agent, AgentConfigBase, CheckpointInferenceResult
+    from agentrig.credentials import ProviderCredential
+    from agentrig.errors import (
+        AgentError,
+        AgentLimitError,
+        AgentSetupError,
+        AgentStepError,
+        PluginError,
+        UnknownAgentError,
+        UnsupportedEnvironmentError,
+    )
+    from agentrig.model_definition import ModelDefinition, ThinkingPreset
+    from agentrig.plugins import available_agent_types, get_agent_cls, get_agent_config_cls
+    from agentrig.pricing import APIPricing
+    from agentrig.problem import Checkpoint, Problem
+    from agentrig.specs import AgentSpec, RuntimeSpec, StreamParserSpec
+    from agentrig.stream import StreamParser
+    from agentrig.trajectory import (
+        AgentTextStep,
+        ErrorStep,
+        LLMCall,
+        ThinkingStep,
+        ToolUseStep,
+        TrajectoryStep,
+        UserStep,
+        parse_step,
+    )
+    from agentrig.usage import AgentCostLimits, TokenUsage, UsageTracker

@@ -1,0 +1,253 @@
+"""The agent interface: configuration, lifecycle and per-checkpoint results.
+
+Lifecycle, driven by the runner: ``Agent.from_config`` → ``setup(session)`` →
+for each checkpoint ``run_checkpoint(task)``, ``save_artifacts(path)``,
+``finish_checkpoint(reset_context)`` → ``cleanup()``.
+"""
+
+from __future__ import annotations
+
+import logging
+import traceback
+from abc import ABC, abstractmethod
+from collections.abc import Callable
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from agentrig.errors import AgentError, AgentLimitError
+from agentrig.usage import AgentCostLimits, UsageTracker
+
+if TYPE_CHECKING:
+    from agentrig.credentials import ProviderCredential
+    from agentrig.model_definition import ModelDefinition, ThinkingPreset
+    from agentrig.pricing import APIPricing
+    from agentrig.session import Session
+    from agentrig.trajectory import TrajectoryStep
+
+
+class AgentConfigBase(BaseModel):
+    """Configuration shared by every agent type.
+
+    Subclasses narrow ``type`` to a ``Literal`` naming their agent type and add
+    their own fields. Unknown keys are an error (``extra="forbid"``).
+    ``docker_template`` is a Dockerfile template (rendered with ``base_image``
+    and ``version``) for agents that need their own image; it requires
+    ``version``.
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    type: str = Field(description="The agent type, as listed by `agentrig agents list`.")
+    cost_limits: AgentCostLimits = Field(default_factory=AgentCostLimits)
+    version: str | None = Field(default=None, description="Version of the agent's own tool, rendered into its image.")
+    docker_template: str | None = Field(
+        default=None, description="Dockerfile template for the agent's image (Jinja-free: {base_image}, {version})."
+    )
+    reset_context: bool = Field(
+        default=True, description="Start every checkpoint with a fresh context (false: continue the conversation)."
+    )
+
+    @model_validator(mode="after")
+    def _template_needs_version(self) -> AgentConfigBase:
+        if self.docker_template is not None and not (self.version or "").strip():
+            raise ValueError(
+                f"agent '{self.type}' has a docker_template but no 'version': set 'version' in the agent config"
+            )
+        return self
+
+
+class CheckpointInferenceResult(BaseModel):
+    """What running an agent on one checkpoint produced.
+
+    ``usage`` is the checkpoint's own usage; ``prior_cost`` what the earlier
+    checkpoints of the problem cost. ``error_message`` holds the traceback when
+    ``had_error``. ``stop_reason`` says why the agent stopped (``submitted``,
+    ``step_limit``, ``cost_limit``, ``error``, ...) when it knows.
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    started: datetime
+    completed: datetime
+    elapsed: float
+    usage: UsageTracker
+    had_error: bool
+    error_message: str | None = None
+    stop_reason: str | None = None
+    prior_cost: float = 0.0
+    checkpoint_path: Path | None = None
+    snapshot_dir: Path | None = None
+    artifacts_dir: Path | None = None
+
+
+StepListener = Callable[["TrajectoryStep"], None]
+
+
+class Agent(ABC):
+    """Base class of every agent.
+
+    Subclasses implement :meth:`_from_config`, :meth:`setup`, :meth:`run`,
+    :meth:`reset`, :meth:`save_artifacts` and :meth:`cleanup`; they record model
+    calls in ``self.usage`` and report each step through :meth:`emit_step`.
+    """
+
+    agent_type: ClassVar[str | None] = None
+
+    def __init__(
+        self,
+        agent_name: str,
+        problem_name: str,
+        cost_limits: AgentCostLimits,
+        pricing: APIPricing | None,
+        verbose: bool,
+    ) -> None:
+        """Set up the bookkeeping every agent shares."""
+        self.agent_name = agent_name
+        self.problem_name = problem_name
+        self.cost_limits = cost_limits
+        self.pricing = pricing
+        self.verbose = verbose
+        self.usage = UsageTracker()
+        self.prior_cost = 0.0
+        self.stop_reason: str | None = None
+        self.log = logging.getLogger(f"agentrig.agent.{agent_name}.{problem_name}")
+        self._step_listeners: list[StepListener] = []
+
+    # -- construction -------------------------------------------------------
+
+    @classmethod
+    def from_config(
+        cls,
+        config: AgentConfigBase,
+        model: ModelDefinition,
+        credential: ProviderCredential | None,
+        problem_name: str,
+        verbose: bool,
+        image: str | None,
+        thinking_preset: ThinkingPreset | None = None,
+        thinking_max_tokens: int | None = None,
+    ) -> Agent:
+        """Build the agent of ``config.type`` (found through the plugins)."""
+        from agentrig.plugins import get_agent_cls
+
+        agent_cls = get_agent_cls(config.type)
+        return agent_cls._from_config(
+            config, model, credential, problem_name, verbose, image, thinking_preset, thinking_max_tokens
+        )
+
+    @classmethod
+    @abstractmethod
+    def _from_config(
+        cls,
+        config: AgentConfigBase,
+        model: ModelDefinition,
+        credential: ProviderCredential | None,
+        problem_name: str,
+        verbose: bool,
+        image: str | None,
+        thinking_preset: ThinkingPreset | None = None,
+        thinking_max_tokens: int | None = None,
+    ) -> Agent:
+        """Build an instance from its own config type; called by :meth:`from_config`."""
+
+    # -- lifecycle ----------------------------------------------------------
+
+    @abstractmethod
+    def setup(self, session: Session) -> None:
+        """Prepare to work in ``session`` (its workspace and runtime)."""
+
+    @abstractmethod
+    def run(self, task: str) -> None:
+        """Work on ``task`` until done or stopped; does not reset any state."""
+
+    @abstractmethod
+    def reset(self) -> None:
+        """Forget the conversation and per-checkpoint state (not the workspace, not usage)."""
+
+    @abstractmethod
+    def save_artifacts(self, path: Path) -> None:
+        """Write the agent's own artifacts (transcripts, logs) into ``path``."""
+
+    @abstractmethod
+    def cleanup(self) -> None:
+        """Release what the agent holds (processes, connections); called once at the end."""
+
+    def supports_replay(self) -> bool:
+        """Whether :meth:`run_replay` can re-execute a recorded trajectory."""
+        return False
+
+    def run_replay(self, path: Path) -> CheckpointInferenceResult:
+        """Re-execute the trajectory recorded at ``path`` with no model."""
+        raise AgentError(f"{type(self).__name__} does not support replay")
+
+    # -- limits and steps ---------------------------------------------------
+
+    def hit_net_rate_limit(self) -> bool:
+        """Whether the whole problem's cost has reached ``net_cost_limit``."""
+        limit = self.cost_limits.net_cost_limit
+        return bool(limit) and self.usage.cost + self.prior_cost >= limit
+
+    def limit_reached(self) -> str | None:
+        """The name of the limit the agent has reached (``step_limit``, ...), or ``None``."""
+        return self.cost_limits.exceeded(self.usage, self.prior_cost)
+
+    def check_limits(self) -> None:
+        """Raise :class:`AgentLimitError` when a limit is reached; call before each model call."""
+        reason = self.limit_reached()
+        if reason is not None:
+            raise AgentLimitError(reason)
+
+    def add_step_listener(self, listener: StepListener) -> None:
+        """Call ``listener`` with every step this agent emits (the runner writes them to disk)."""
+        self._step_listeners.append(listener)
+
+    def emit_step(self, step: TrajectoryStep) -> None:
+        """Report one trajectory step as it happens: to listeners and the ``agentrig_step`` hook."""
+        for listener in self._step_listeners:
+            listener(step)
+        from agentrig.plugins import fire_hook
+
+        fire_hook("agentrig_step", agent=self, step=step)
+
+    # -- checkpoints --------------------------------------------------------
+
+    def run_checkpoint(self, task: str) -> CheckpointInferenceResult:
+        """Run ``task`` and capture timing, usage and any error with its traceback."""
+        started = datetime.now(timezone.utc)
+        had_error = False
+        error_message: str | None = None
+        try:
+            self.run(task)
+        except AgentLimitError as exc:
+            self.stop_reason = self.stop_reason or exc.reason
+        except Exception as exc:
+            had_error = True
+            error_message = traceback.format_exc()
+            self.stop_reason = self.stop_reason or "error"
+            self.log.error("agent raised %s: %s", type(exc).__name__, exc)
+        completed = datetime.now(timezone.utc)
+        return CheckpointInferenceResult(
+            started=started,
+            completed=completed,
+            elapsed=(completed - started).total_seconds(),
+            usage=self.usage.model_copy(deep=True),
+            had_error=had_error,
+            error_message=error_message,
+            stop_reason=self.stop_reason,
+            prior_cost=self.prior_cost,
+        )
+
+    def finish_checkpoint(self, reset_context: bool = True) -> None:
+        """Close a checkpoint: reset the context if asked, move its cost into ``prior_cost``."""
+        if reset_context:
+            self.reset()
+        self.prior_cost += self.usage.cost
+        self.usage = UsageTracker()
+        self.stop_reason = None
+
+    def describe(self) -> dict[str, Any]:
+        """A small summary for logs and ``run.json``."""
+        return {"agent": self.agent_name, "problem": self.problem_name}

@@ -1,0 +1,62 @@
+"""The ``agentrig`` command line.
+
+Each sub-command lives in its own module exposing ``add_parser(subparsers)``;
+those modules import only argparse at load time and do their heavy imports
+inside their handlers, so ``agentrig agents list`` stays fast.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import os
+import sys
+from collections.abc import Sequence
+
+from agentrig.cli.output import CLIError, error_line
+
+# Sub-command modules, in the order `agentrig --help` lists them.
+COMMANDS = ("agents", "plugins")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The full argument parser with every sub-command."""
+    parser = argparse.ArgumentParser(
+        prog="agentrig",
+        description="Run coding agents on multi-checkpoint tasks; agents are installed as plugins.",
+    )
+    from agentrig import __version__
+
+    parser.add_argument("--version", action="version", version=f"agentrig {__version__}")
+    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
+    subparsers.required = True
+    for name in COMMANDS:
+        importlib.import_module(f"agentrig.cli.{name}").add_parser(subparsers)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the ``agentrig`` script; returns the exit status."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        status = args.handler(args)
+    except CLIError as exc:
+        error_line(str(exc))
+        status = exc.status
+    except KeyboardInterrupt:
+        error_line("interrupted")
+        status = 130
+    except Exception as exc:  # the last line of defence: one line, never a bare traceback
+        if os.environ.get("AGENTRIG_DEBUG"):
+            raise
+        from agentrig.cli.output import describe_exception
+
+        error_line(f"{describe_exception(exc)} (set AGENTRIG_DEBUG=1 to see the traceback)")
+        status = 1
+    return int(status or 0)
+
+
+def run() -> None:
+    """Console-script wrapper: exit with :func:`main`'s status."""
+    sys.exit(main())

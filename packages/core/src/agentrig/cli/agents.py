@@ -1,0 +1,108 @@
+"""``agentrig agents list`` and ``agentrig agents show NAME``."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from agentrig.cli.output import CLIError, print_json, print_table, warning_line
+
+
+def add_parser(subparsers: Any) -> None:
+    """Add the ``agents`` command group."""
+    parser = subparsers.add_parser("agents", help="list installed agents, show one agent's config schema")
+    sub = parser.add_subparsers(dest="agents_command", metavar="SUBCOMMAND")
+    sub.required = True
+    listing = sub.add_parser("list", help="the installed agent types")
+    listing.add_argument("--json", action="store_true", help="print a JSON array")
+    listing.set_defaults(handler=list_agents)
+    show = sub.add_parser("show", help="one agent's config schema with defaults")
+    show.add_argument("name", help="agent type, as shown by `agentrig agents list`")
+    show.add_argument("--json", action="store_true", help="print JSON")
+    show.set_defaults(handler=show_agent)
+
+
+def loaded_registry() -> Any:
+    """The plugin registry, with one warning line per broken plugin (strict mode: an error)."""
+    from agentrig.errors import PluginError
+    from agentrig.plugins import get_registry
+
+    registry = get_registry()
+    try:
+        registry.raise_if_strict()
+    except PluginError as exc:
+        raise CLIError(f"{exc} (AGENTRIG_STRICT_PLUGINS is set)") from exc
+    for plugin in registry.errors():
+        where = plugin.distribution or "in-process"
+        if plugin.version:
+            where += f" {plugin.version}"
+        warning_line(f"plugin '{plugin.name}' ({where}): {plugin.error}")
+    return registry
+
+
+def list_agents(args: argparse.Namespace) -> int:
+    """Print the installed agent types."""
+    agents = loaded_registry().agents()
+    if args.json:
+        print_json([a.model_dump() for a in agents])
+        return 0
+    if not agents:
+        print("No agents installed. Install one, e.g. `pip install agentrig-react`.")
+        return 0
+    print_table(
+        ["name", "description", "distribution", "version"],
+        [[a.name, a.description, a.distribution or "(in-process)", a.version or ""] for a in agents],
+    )
+    return 0
+
+
+def show_agent(args: argparse.Namespace) -> int:
+    """Print one agent's config schema, distribution and version."""
+    from agentrig.errors import PluginError, UnknownAgentError
+
+    registry = loaded_registry()
+    try:
+        spec, plugin = registry.agent_spec(args.name)
+        config_cls = registry.get_agent_config_cls(args.name)
+    except UnknownAgentError as exc:
+        raise CLIError(str(exc), status=2) from exc
+    except PluginError as exc:
+        raise CLIError(str(exc)) from exc
+    schema = config_cls.model_json_schema()
+    if args.json:
+        print_json(
+            {
+                "name": spec.name,
+                "description": spec.description,
+                "distribution": plugin.distribution,
+                "version": plugin.version,
+                "config": spec.config,
+                "agent": spec.agent,
+                "schema": schema,
+            }
+        )
+        return 0
+    print(f"{spec.name}: {spec.description}")
+    print(f"distribution: {plugin.distribution or '(in-process)'} {plugin.version or ''}".rstrip())
+    print(f"config: {spec.config}")
+    print()
+    rows = []
+    required = set(schema.get("required", []))
+    for field, prop in schema.get("properties", {}).items():
+        default = prop.get("default", "(required)" if field in required else None)
+        rows.append([field, _type_name(prop), default, prop.get("description", "")])
+    print_table(["field", "type", "default", "description"], rows)
+    return 0
+
+
+def _type_name(prop: dict[str, Any]) -> str:
+    if "type" in prop:
+        return str(prop["type"])
+    if "const" in prop:
+        return repr(prop["const"])
+    if "enum" in prop:
+        return "|".join(map(str, prop["enum"]))
+    if "$ref" in prop:
+        return prop["$ref"].rsplit("/", 1)[-1]
+    options = prop.get("anyOf") or prop.get("oneOf") or []
+    return "|".join(_type_name(o) for o in options) or "any"

@@ -1,0 +1,36 @@
+"""``agentrig plugins``: every plugin tried, with its hooks and error."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from agentrig.cli.output import print_json, print_table
+
+
+def add_parser(subparsers: Any) -> None:
+    """Add the ``plugins`` command."""
+    parser = subparsers.add_parser("plugins", help="installed plugins, their hooks and errors")
+    parser.add_argument("--json", action="store_true", help="print a JSON array")
+    parser.set_defaults(handler=list_plugins)
+
+
+def list_plugins(args: argparse.Namespace) -> int:
+    """Print every plugin; exit 1 in strict mode when one failed."""
+    from agentrig.plugins import get_registry
+
+    registry = get_registry()
+    plugins = registry.plugins()
+    if args.json:
+        print_json([p.model_dump(exclude={"entry_point"}) | {"entry_point": p.entry_point} for p in plugins])
+    else:
+        print_table(
+            ["name", "distribution", "version", "hooks", "error"],
+            [
+                [p.name, p.distribution or "(in-process)", p.version or "", ", ".join(p.hooks), p.error or ""]
+                for p in plugins
+            ],
+            max_width=80,
+        )
+    failed = [p for p in plugins if p.error]
+    return 1 if failed and registry.strict else 0

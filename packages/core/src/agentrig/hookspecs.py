@@ -1,0 +1,74 @@
+"""The hook specifications of agentrig.
+
+Construction hooks (``agentrig_agents``, ``agentrig_runtimes``,
+``agentrig_stream_parsers``) declare what a plugin provides, by import path;
+they must be cheap and import nothing heavy. Lifecycle hooks observe an agent
+while it runs; their return values are ignored.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from agentrig.markers import hookspec
+
+if TYPE_CHECKING:
+    from agentrig.agent import Agent, CheckpointInferenceResult
+    from agentrig.problem import Checkpoint
+    from agentrig.session import Session
+    from agentrig.specs import AgentSpec, RuntimeSpec, StreamParserSpec
+    from agentrig.trajectory import TrajectoryStep
+
+
+@hookspec
+def agentrig_agents() -> list[AgentSpec]:
+    """Declare the agent types this plugin provides.
+
+    Called once when plugins are discovered (``agentrig agents list``, and
+    before any run). Return a list of :class:`agentrig.AgentSpec`; name the
+    config and agent classes by import path, do not import them here.
+    """
+
+
+@hookspec
+def agentrig_runtimes() -> list[RuntimeSpec]:
+    """Declare the runtimes (where commands run) this plugin provides.
+
+    Called once when runtimes are resolved. Return a list of
+    :class:`agentrig.RuntimeSpec`; the core declares ``local`` and ``docker``
+    through this same hook.
+    """
+
+
+@hookspec
+def agentrig_stream_parsers() -> list[StreamParserSpec]:
+    """Declare parsers of agent output streams this plugin provides.
+
+    Called once when a parser is looked up by name. Return a list of
+    :class:`agentrig.StreamParserSpec`.
+    """
+
+
+@hookspec
+def agentrig_agent_setup(agent: Agent, session: Session) -> None:
+    """Called right after ``agent.setup(session)`` succeeded, once per problem."""
+
+
+@hookspec
+def agentrig_checkpoint_start(agent: Agent, checkpoint: Checkpoint) -> None:
+    """Called before the agent runs ``checkpoint`` (a :class:`agentrig.problem.Checkpoint`)."""
+
+
+@hookspec
+def agentrig_step(agent: Agent, step: TrajectoryStep) -> None:
+    """Called once per trajectory step, as the agent produces it."""
+
+
+@hookspec
+def agentrig_checkpoint_end(agent: Agent, checkpoint: Checkpoint, result: CheckpointInferenceResult) -> None:
+    """Called after the agent ran ``checkpoint``, with its :class:`agentrig.CheckpointInferenceResult`."""
+
+
+@hookspec
+def agentrig_agent_cleanup(agent: Agent) -> None:
+    """Called after ``agent.cleanup()``, once per problem, even when cleanup failed."""

@@ -1,0 +1,114 @@
+"""The chat-model interface every agent talks to models through.
+
+Provider-neutral messages and tool calls in, a :class:`ChatResponse` with
+usage and cost out. Async first; :meth:`ChatModel.complete` is the sync
+wrapper.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from abc import ABC, abstractmethod
+from collections.abc import Sequence
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from agentrig.trajectory import LLMCall
+from agentrig.usage import TokenUsage
+
+
+class ToolCall(BaseModel):
+    """A tool call the model asked for. ``arguments`` is the parsed JSON object;
+    ``raw_arguments`` the text as the model wrote it."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    id: str
+    name: str
+    arguments: dict[str, Any] = Field(default_factory=dict)
+    raw_arguments: str | None = None
+
+
+class ChatMessage(BaseModel):
+    """One message of a conversation.
+
+    ``role="tool"`` messages carry a ``tool_call_id`` and the tool's output in
+    ``content``. ``thinking`` and ``provider_blocks`` keep what a provider
+    needs sent back verbatim (Anthropic thinking signatures).
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    role: Literal["system", "user", "assistant", "tool"]
+    content: str = ""
+    tool_calls: list[ToolCall] = Field(default_factory=list)
+    tool_call_id: str | None = None
+    is_error: bool = False
+    thinking: str | None = None
+    provider_blocks: list[dict[str, Any]] | None = None
+
+
+class ToolSpec(BaseModel):
+    """A tool offered to the model: name, description and a JSON schema of its arguments."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    name: str
+    description: str
+    parameters: dict[str, Any]
+
+
+class ChatResponse(BaseModel):
+    """The model's reply with what it cost. ``cost`` is ``None`` when pricing is unknown."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    message: ChatMessage
+    model: str
+    usage: TokenUsage = Field(default_factory=TokenUsage)
+    cost: float | None = None
+    stop_reason: str | None = None
+    request_id: str | None = None
+    latency: float = 0.0
+
+    def to_llm_call(self, tag: str) -> LLMCall:
+        """The trajectory record of this call, tagged (``act``, ``summary``, ...)."""
+        return LLMCall(
+            tag=tag,
+            model=self.model,
+            usage=self.usage,
+            cost=self.cost,
+            latency=self.latency,
+            request_id=self.request_id,
+            stop_reason=self.stop_reason,
+        )
+
+
+class ChatModel(ABC):
+    """A model endpoint. Implementations retry transient failures themselves and
+    raise :class:`agentrig.llm.errors.LLMError` subclasses for the rest."""
+
+    model_name: str
+
+    @abstractmethod
+    async def acomplete(
+        self,
+        messages: Sequence[ChatMessage],
+        tools: Sequence[ToolSpec] | None = None,
+        *,
+        max_tokens: int | None = None,
+        temperature: float | None = None,
+    ) -> ChatResponse:
+        """Send the conversation (and tool schemas) and return the reply."""
+
+    def complete(
+        self,
+        messages: Sequence[ChatMessage],
+        tools: Sequence[ToolSpec] | None = None,
+        *,
+        max_tokens: int | None = None,
+        temperature: float | None = None,
+    ) -> ChatResponse:
+        """Blocking :meth:`acomplete` for code that is not async."""
+        return asyncio.run(self.acomplete(messages, tools, max_tokens=max_tokens, temperature=temperature))

@@ -1,0 +1,411 @@
+"""Plugin discovery: the ``agentrig`` entry-point group, loaded failure by failure.
+
+Each entry point names a plugin module. Only those modules are imported to
+list what is installed; agent, config, runtime and parser classes are
+imported from their import paths on first use. A plugin that fails (import
+error, invalid hook implementation, duplicate agent name, import path that
+does not resolve) is recorded with its error and every other plugin keeps
+working; ``AGENTRIG_STRICT_PLUGINS=1`` turns such failures into a
+:class:`~agentrig.errors.PluginError`.
+
+Environment:
+
+- ``AGENTRIG_DISABLE_PLUGINS=a,b`` blocks entry points by name before import.
+- ``AGENTRIG_LOAD_PLUGINS=a,b`` loads only those entry points (set but empty:
+  none). The core's own ``core`` plugin (the ``local`` and ``docker``
+  runtimes) is always loaded.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from collections.abc import Iterable, Mapping
+from importlib import metadata
+from typing import TYPE_CHECKING, Any
+
+import pluggy
+from pydantic import BaseModel, ConfigDict
+
+from agentrig import hookspecs
+from agentrig.errors import PluginError, UnknownAgentError
+from agentrig.markers import PROJECT_NAME
+from agentrig.specs import AgentSpec, RuntimeSpec, StreamParserSpec, import_object, module_exists
+
+if TYPE_CHECKING:
+    from agentrig.agent import Agent, AgentConfigBase
+
+log = logging.getLogger(__name__)
+
+ENTRY_POINT_GROUP = PROJECT_NAME
+CORE_PLUGIN = "core"
+CORE_DISTRIBUTION = "agentrig"
+_ENV_DISABLE = "AGENTRIG_DISABLE_PLUGINS"
+_ENV_LOAD = "AGENTRIG_LOAD_PLUGINS"
+_ENV_STRICT = "AGENTRIG_STRICT_PLUGINS"
+
+
+class PluginInfo(BaseModel):
+    """One plugin as ``agentrig plugins --json`` shows it; ``error`` is null when healthy."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    name: str
+    entry_point: str | None = None
+    distribution: str | None = None
+    version: str | None = None
+    hooks: list[str] = []
+    error: str | None = None
+
+    def fail(self, message: str) -> None:
+        """Record a failure (several join into one line)."""
+        self.error = message if not self.error else f"{self.error}; {message}"
+
+
+class AgentInfo(BaseModel):
+    """One installed agent type as ``agentrig agents list --json`` shows it."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    name: str
+    description: str
+    distribution: str | None
+    version: str | None
+    plugin: str
+    config: str
+    agent: str
+
+
+def _one_line(exc: BaseException) -> str:
+    text = " ".join(str(exc).split())
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+
+
+def _names(value: str) -> set[str]:
+    return {part.strip() for part in value.split(",") if part.strip()}
+
+
+def _truthy(value: str | None) -> bool:
+    return (value or "").strip().lower() in {"1", "true", "yes", "on"}
+
+
+class PluginRegistry:
+    """The loaded plugins and what they declare.
+
+    ``entry_points`` and ``environ`` default to the installed entry points of
+    the ``agentrig`` group and ``os.environ``; tests pass their own.
+    """
+
+    def __init__(
+        self,
+        entry_points: Iterable[metadata.EntryPoint] | None = None,
+        environ: Mapping[str, str] | None = None,
+    ) -> None:
+        self._entry_points = entry_points
+        self._environ = os.environ if environ is None else environ
+        self.pm = pluggy.PluginManager(PROJECT_NAME)
+        self.pm.add_hookspecs(hookspecs)
+        self._plugins: dict[str, PluginInfo] = {}
+        self._load_errors: dict[str, str | None] = {}
+        self._specs: dict[str, dict[str, Any]] | None = None
+        self._loaded = False
+        self._classes: dict[tuple[str, str], Any] = {}
+
+    @property
+    def strict(self) -> bool:
+        """Whether plugin failures are errors (``AGENTRIG_STRICT_PLUGINS=1``)."""
+        return _truthy(self._environ.get(_ENV_STRICT))
+
+    # -- loading ------------------------------------------------------------
+
+    def load(self) -> None:
+        """Import every allowed plugin module of the entry-point group, once."""
+        if self._loaded:
+            return
+        self._loaded = True
+        eps = self._entry_points
+        if eps is None:
+            eps = metadata.entry_points(group=ENTRY_POINT_GROUP)
+        disabled = _names(self._environ.get(_ENV_DISABLE, ""))
+        only = self._environ.get(_ENV_LOAD)
+        allowed = None if only is None else _names(only)
+        seen: set[str] = set()
+        for ep in sorted(eps, key=_entry_point_order):
+            if ep.name in seen:
+                continue
+            seen.add(ep.name)
+            dist = getattr(ep, "dist", None)
+            dist_name = dist.name if dist is not None else None
+            is_core = ep.name == CORE_PLUGIN and dist_name == CORE_DISTRIBUTION
+            if not is_core and (ep.name in disabled or (allowed is not None and ep.name not in allowed)):
+                self.pm.set_blocked(ep.name)
+                continue
+            info = PluginInfo(
+                name=ep.name,
+                entry_point=ep.value,
+                distribution=dist_name,
+                version=dist.version if dist is not None else None,
+            )
+            self._plugins[ep.name] = info
+            try:
+                module = ep.load()
+            except BaseException as exc:  # a plugin's import may raise anything, even SystemExit
+                if isinstance(exc, KeyboardInterrupt):
+                    raise
+                info.error = f"failed to import '{ep.value}': {_one_line(exc)}"
+                continue
+            self._register(module, info)
+
+    def register(self, plugin: object, name: str | None = None) -> str:
+        """Register a plugin object in-process (tests, notebooks); returns its name.
+
+        Installed packages never need this: their entry point registers them.
+        """
+        self.load()
+        plugin_name = name or getattr(plugin, "__name__", None) or f"plugin-{id(plugin)}"
+        if plugin_name in self._plugins:
+            raise PluginError(f"a plugin named '{plugin_name}' is already registered")
+        info = PluginInfo(name=plugin_name)
+        self._plugins[plugin_name] = info
+        self._register(plugin, info)
+        if info.error and self.strict:
+            raise PluginError(f"plugin '{plugin_name}': {info.error}")
+        self._specs = None
+        return plugin_name
+
+    def unregister(self, name: str) -> None:
+        """Remove an in-process plugin registered with :meth:`register`."""
+        self.pm.unregister(name=name)
+        self._plugins.pop(name, None)
+        self._load_errors.pop(name, None)
+        self._specs = None
+        self._classes.clear()
+
+    def _register(self, plugin: object, info: PluginInfo) -> None:
+        try:
+            self.pm.register(plugin, name=info.name)
+        except pluggy.PluginValidationError as exc:
+            info.error = f"invalid hook implementation: {_one_line(exc)}"
+            return
+        except ValueError as exc:
+            info.error = f"could not register: {_one_line(exc)}"
+            return
+        callers = self.pm.get_hookcallers(plugin) or []
+        unknown = sorted(c.name for c in callers if not c.has_spec())
+        if unknown:
+            self.pm.unregister(plugin)
+            info.error = f"implements unknown hook(s): {', '.join(unknown)}"
+            return
+        info.hooks = sorted(c.name for c in callers)
+
+    # -- what plugins declare -------------------------------------------------
+
+    def _collect(self) -> dict[str, dict[str, Any]]:
+        if self._specs is not None:
+            return self._specs
+        self.load()
+        for name, info in self._plugins.items():
+            # errors found while collecting are recomputed on every collection
+            info.error = self._load_errors.setdefault(name, info.error)
+        specs: dict[str, dict[str, Any]] = {"agents": {}, "runtimes": {}, "stream_parsers": {}}
+        kinds = (
+            ("agents", "agentrig_agents", AgentSpec, ("config", "agent")),
+            ("runtimes", "agentrig_runtimes", RuntimeSpec, ("runtime",)),
+            ("stream_parsers", "agentrig_stream_parsers", StreamParserSpec, ("parser",)),
+        )
+        order = {name: i for i, name in enumerate(self._plugins)}
+        for kind, hook_name, spec_type, path_fields in kinds:
+            impls = getattr(self.pm.hook, hook_name).get_hookimpls()
+            for impl in sorted(impls, key=lambda i: order.get(i.plugin_name, len(order))):
+                info = self._plugins.get(impl.plugin_name)
+                if info is None:
+                    continue
+                self._collect_one(impl, info, kind, hook_name, spec_type, path_fields, specs[kind])
+        self._specs = specs
+        return specs
+
+    def _collect_one(
+        self,
+        impl: pluggy.HookImpl,
+        info: PluginInfo,
+        kind: str,
+        hook_name: str,
+        spec_type: type[BaseModel],
+        path_fields: tuple[str, ...],
+        into: dict[str, Any],
+    ) -> None:
+        fail = info.fail
+        try:
+            declared = impl.function()
+        except Exception as exc:
+            fail(f"{hook_name}() raised {_one_line(exc)}")
+            return
+        if declared is None:
+            return
+        if not isinstance(declared, (list, tuple)) or not all(isinstance(s, spec_type) for s in declared):
+            fail(f"{hook_name}() must return a list of {spec_type.__name__}")
+            return
+        for spec in declared:
+            name = spec.name  # type: ignore[attr-defined]
+            if name in into:
+                other = into[name][1]
+                fail(
+                    f"{kind[:-1].replace('_', ' ')} '{name}' is already provided by plugin '{other.name}'"
+                    f" ({other.distribution or 'in-process'}); this one is ignored"
+                )
+                continue
+            missing = [getattr(spec, f) for f in path_fields if not module_exists(getattr(spec, f))]
+            if missing:
+                fail(f"{kind[:-1].replace('_', ' ')} '{name}': import path '{missing[0]}' does not resolve")
+                continue
+            into[name] = (spec, info)
+
+    def agents(self) -> list[AgentInfo]:
+        """Every healthy agent type, sorted by name."""
+        return [
+            AgentInfo(
+                name=name,
+                description=spec.description,
+                distribution=info.distribution,
+                version=info.version,
+                plugin=info.name,
+                config=spec.config,
+                agent=spec.agent,
+            )
+            for name, (spec, info) in sorted(self._collect()["agents"].items())
+        ]
+
+    def plugins(self) -> list[PluginInfo]:
+        """Every plugin that was tried, healthy or not, in load order."""
+        self._collect()
+        return list(self._plugins.values())
+
+    def errors(self) -> list[PluginInfo]:
+        """The plugins that failed."""
+        return [p for p in self.plugins() if p.error]
+
+    def raise_if_strict(self) -> None:
+        """In strict mode, raise :class:`PluginError` naming every failed plugin."""
+        if self.strict:
+            failed = self.errors()
+            if failed:
+                raise PluginError("; ".join(f"plugin '{p.name}': {p.error}" for p in failed))
+
+    def available_agent_types(self) -> list[str]:
+        """The names of every installed agent type, sorted."""
+        return sorted(self._collect()["agents"])
+
+    def agent_spec(self, name: str) -> tuple[AgentSpec, PluginInfo]:
+        """The spec of agent ``name`` and the plugin declaring it; :class:`UnknownAgentError` if none."""
+        self.raise_if_strict()
+        found = self._collect()["agents"].get(name)
+        if found is None:
+            raise UnknownAgentError(name, self.available_agent_types())
+        return found  # type: ignore[no-any-return]
+
+    def _load_class(self, name: str, field: str, base: type) -> Any:
+        key = (name, field)
+        if key in self._classes:
+            return self._classes[key]
+        spec, info = self.agent_spec(name)
+        path = getattr(spec, field)
+        where = f"agent '{name}' of plugin '{info.name}' ({info.distribution or 'in-process'})"
+        try:
+            obj = import_object(path)
+        except Exception as exc:
+            raise PluginError(f"{where}: cannot import '{path}': {_one_line(exc)}") from exc
+        if not (isinstance(obj, type) and issubclass(obj, base)):
+            raise PluginError(f"{where}: '{path}' is not a subclass of agentrig.{base.__name__}")
+        self._classes[key] = obj
+        return obj
+
+    def get_agent_cls(self, name: str) -> type[Agent]:
+        """The ``Agent`` subclass of agent type ``name``, imported on first use."""
+        from agentrig.agent import Agent
+
+        cls: type[Agent] = self._load_class(name, "agent", Agent)
+        return cls
+
+    def get_agent_config_cls(self, name: str) -> type[AgentConfigBase]:
+        """The ``AgentConfigBase`` subclass of agent type ``name``, imported on first use."""
+        from agentrig.agent import AgentConfigBase
+
+        cls: type[AgentConfigBase] = self._load_class(name, "config", AgentConfigBase)
+        return cls
+
+    def runtime_specs(self) -> dict[str, RuntimeSpec]:
+        """Every declared runtime by name."""
+        return {name: spec for name, (spec, _) in self._collect()["runtimes"].items()}
+
+    def stream_parser_specs(self) -> dict[str, StreamParserSpec]:
+        """Every declared stream parser by name."""
+        return {name: spec for name, (spec, _) in self._collect()["stream_parsers"].items()}
+
+    def fire(self, hook_name: str, **kwargs: Any) -> None:
+        """Call a lifecycle hook; a failing implementation is logged, not fatal (strict: raised)."""
+        self.load()
+        caller = getattr(self.pm.hook, hook_name)
+        if not caller.get_hookimpls():
+            return
+        try:
+            caller(**kwargs)
+        except Exception as exc:
+            if self.strict:
+                raise
+            log.warning("a plugin's %s hook raised %s", hook_name, _one_line(exc))
+
+
+def _entry_point_order(ep: metadata.EntryPoint) -> tuple[int, str, str]:
+    dist = getattr(ep, "dist", None)
+    dist_name = dist.name if dist is not None else ""
+    core_first = 0 if dist_name == CORE_DISTRIBUTION else 1
+    return (core_first, dist_name, ep.name)
+
+
+_registry: PluginRegistry | None = None
+
+
+def get_registry() -> PluginRegistry:
+    """The process-wide registry, loaded from the installed entry points on first use."""
+    global _registry
+    if _registry is None:
+        _registry = PluginRegistry()
+        _registry.load()
+    return _registry
+
+
+def reset_registry(registry: PluginRegistry | None = None) -> PluginRegistry | None:
+    """Replace the process-wide registry (``None``: rediscover on next use); returns the old one."""
+    global _registry
+    old, _registry = _registry, registry
+    return old
+
+
+def register(plugin: object, name: str | None = None) -> str:
+    """Register a plugin object in this process (tests, notebooks); returns its name."""
+    return get_registry().register(plugin, name)
+
+
+def unregister(name: str) -> None:
+    """Remove a plugin registered with :func:`register`."""
+    get_registry().unregister(name)
+
+
+def get_agent_cls(name: str) -> type[Agent]:
+    """The ``Agent`` class of agent type ``name``."""
+    return get_registry().get_agent_cls(name)
+
+
+def get_agent_config_cls(name: str) -> type[AgentConfigBase]:
+    """The config class of agent type ``name``."""
+    return get_registry().get_agent_config_cls(name)
+
+
+def available_agent_types() -> list[str]:
+    """The installed agent types, sorted."""
+    return get_registry().available_agent_types()
+
+
+def fire_hook(hook_name: str, **kwargs: Any) -> None:
+    """Call a lifecycle hook on every plugin of the process-wide registry."""
+    get_registry().fire(hook_name, **kwargs)

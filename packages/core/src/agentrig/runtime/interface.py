@@ -1,0 +1,139 @@
+"""The runtime interface: start processes, stream their output, stop them.
+
+A runtime belongs to one session. Commands given as a string run through
+``sh -c`` (an agent's bash tool); commands given as a list run as an argument
+vector with no shell (task text never meets a shell). Several processes may
+run at once (parallel tool calls): each ``start`` returns its own handle.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Iterator, Mapping, Sequence
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict
+
+Command = str | Sequence[str]
+
+
+class RuntimeResult(BaseModel):
+    """How a process ended. ``exit_code`` is ``None`` when it was killed before it
+    reported one; ``timed_out`` says a wall or idle timeout killed it
+    (``timeout_kind`` says which)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    exit_code: int | None
+    stdout: str = ""
+    stderr: str = ""
+    elapsed: float = 0.0
+    timed_out: bool = False
+    timeout_kind: Literal["wall", "idle"] | None = None
+    killed: bool = False
+
+
+class RuntimeEvent(BaseModel):
+    """One piece of a running process's life: output text, or its end."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    kind: Literal["stdout", "stderr", "finished"]
+    text: str = ""
+    result: RuntimeResult | None = None
+
+
+class RuntimeProcess(ABC):
+    """A process started by a runtime."""
+
+    @abstractmethod
+    def events(self) -> Iterator[RuntimeEvent]:
+        """Output as it arrives, decoded incrementally, then one ``finished`` event."""
+
+    @abstractmethod
+    def poll(self) -> RuntimeResult | None:
+        """The result if the process has ended, else ``None``."""
+
+    @abstractmethod
+    def kill(self) -> None:
+        """End the process and every process it started."""
+
+    def wait(self) -> RuntimeResult:
+        """Consume the output and return the result."""
+        result: RuntimeResult | None = None
+        for event in self.events():
+            if event.kind == "finished":
+                result = event.result
+        assert result is not None
+        return result
+
+
+class Runtime(ABC):
+    """Where commands run for one session."""
+
+    name: str = "runtime"
+
+    @property
+    @abstractmethod
+    def workdir(self) -> str:
+        """The workspace's path as commands see it (``/workspace`` in a container)."""
+
+    @abstractmethod
+    def start(
+        self,
+        command: Command,
+        *,
+        env: Mapping[str, str] | None = None,
+        timeout: float | None = None,
+        idle_timeout: float | None = None,
+        stdin: str | bytes | None = None,
+        cwd: str | None = None,
+    ) -> RuntimeProcess:
+        """Start ``command``; ``env`` adds to the session's environment; stdin is closed unless given."""
+
+    def stream(
+        self,
+        command: Command,
+        *,
+        env: Mapping[str, str] | None = None,
+        timeout: float | None = None,
+        idle_timeout: float | None = None,
+        stdin: str | bytes | None = None,
+        cwd: str | None = None,
+    ) -> Iterator[RuntimeEvent]:
+        """Run ``command`` and yield its events; closing the iterator early kills it."""
+        process = self.start(command, env=env, timeout=timeout, idle_timeout=idle_timeout, stdin=stdin, cwd=cwd)
+        self._last = process
+        try:
+            yield from process.events()
+        finally:
+            if process.poll() is None:
+                process.kill()
+
+    def exec(
+        self,
+        command: Command,
+        *,
+        env: Mapping[str, str] | None = None,
+        timeout: float | None = None,
+        idle_timeout: float | None = None,
+        stdin: str | bytes | None = None,
+        cwd: str | None = None,
+    ) -> RuntimeResult:
+        """Run ``command`` to completion and return its result."""
+        process = self.start(command, env=env, timeout=timeout, idle_timeout=idle_timeout, stdin=stdin, cwd=cwd)
+        self._last = process
+        return process.wait()
+
+    def poll(self) -> RuntimeResult | None:
+        """The result of the most recent process if it has ended, else ``None``."""
+        last: RuntimeProcess | None = getattr(self, "_last", None)
+        return None if last is None else last.poll()
+
+    @abstractmethod
+    def kill(self) -> None:
+        """Kill every process this runtime has running."""
+
+    @abstractmethod
+    def cleanup(self) -> None:
+        """Kill what runs and release everything (containers included); idempotent."""

@@ -1,0 +1,1 @@
+"""Test kit for agentrig and for plugin authors (registered as a pytest plugin)."""

@@ -1,0 +1,26 @@
+"""The pytest plugin of agentrig (entry point ``pytest11``): shared fixtures.
+
+Loaded by pytest in any environment where agentrig is installed; it imports
+nothing heavy at load time.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+from agentrig.plugins import PluginRegistry, get_registry, reset_registry
+
+
+@pytest.fixture
+def plugin_registry() -> Iterator[PluginRegistry]:
+    """A fresh process-wide plugin registry for one test, restored afterwards.
+
+    Plugins a test registers with ``agentrig.plugins.register`` vanish with it.
+    """
+    old = reset_registry(None)
+    try:
+        yield get_registry()
+    finally:
+        reset_registry(old)

@@ -1,0 +1,99 @@
+"""Trajectory steps: what an agent did, one record per event, in order.
+
+A trajectory on disk is a JSONL file with one ``TrajectoryStep`` per line,
+each carrying its ``kind``; :func:`parse_step` reads one back.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+from typing import Annotated, Any, Literal, Union
+
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
+
+from agentrig.usage import TokenUsage
+
+
+def _now() -> datetime:
+    return datetime.now(timezone.utc)
+
+
+class _Step(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    timestamp: datetime = Field(default_factory=_now)
+
+
+class UserStep(_Step):
+    """A message given to the agent: the task, or a follow-up from the harness."""
+
+    kind: Literal["user"] = "user"
+    content: str
+
+
+class AgentTextStep(_Step):
+    """Text the agent (the model) wrote."""
+
+    kind: Literal["agent_text"] = "agent_text"
+    content: str
+
+
+class ThinkingStep(_Step):
+    """The model's visible reasoning, when the provider returns it."""
+
+    kind: Literal["thinking"] = "thinking"
+    content: str
+
+
+class ToolUseStep(_Step):
+    """A tool call and, once it ran, its result."""
+
+    kind: Literal["tool_use"] = "tool_use"
+    tool: str
+    arguments: dict[str, Any] | str = Field(default_factory=dict)
+    tool_call_id: str | None = None
+    result: str | None = None
+    is_error: bool = False
+    exit_code: int | None = None
+    elapsed: float | None = None
+
+
+class ErrorStep(_Step):
+    """Something went wrong: a format error, an API error, a crash."""
+
+    kind: Literal["error"] = "error"
+    message: str
+    error_type: str | None = None
+
+
+class LLMCall(_Step):
+    """One call to a model, with what it cost.
+
+    ``tag`` says what the call was for (``act``, ``summary``, ...).
+    ``cost`` is ``None`` when the model's pricing is unknown.
+    """
+
+    kind: Literal["llm_call"] = "llm_call"
+    tag: str = "act"
+    model: str
+    usage: TokenUsage = Field(default_factory=TokenUsage)
+    cost: float | None = None
+    latency: float = 0.0
+    request_id: str | None = None
+    stop_reason: str | None = None
+
+
+TrajectoryStep = Annotated[
+    Union[UserStep, AgentTextStep, ThinkingStep, ToolUseStep, ErrorStep, LLMCall],
+    Field(discriminator="kind"),
+]
+"""Any trajectory step, told apart by its ``kind`` field."""
+
+_STEP_ADAPTER: TypeAdapter[TrajectoryStep] = TypeAdapter(TrajectoryStep)
+
+
+def parse_step(data: str | bytes | dict[str, Any]) -> TrajectoryStep:
+    """Read one trajectory step from a JSON line or a dict."""
+    if isinstance(data, dict):
+        return _STEP_ADAPTER.validate_python(data)
+    return _STEP_ADAPTER.validate_json(data)
