@@ -1,0 +1,184 @@
+"""The agent lifecycle semantics: usage per checkpoint, cost across checkpoints, limits, errors."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+import agentrig
+from agentrig import AgentCostLimits, AgentError, AgentLimitError, TokenUsage, UsageTracker
+from agentrig.agent import Agent, AgentConfigBase
+
+
+class CountingAgent(Agent):
+    """Spends a fixed cost per step, ``steps_per_run`` times; may raise after spending."""
+
+    def __init__(self, cost_limits: AgentCostLimits, cost_per_step: float = 1.0, steps_per_run: int = 2) -> None:
+        super().__init__("counting", "problem", cost_limits, agentrig.APIPricing(input=1, output=1), False)
+        self.cost_per_step = cost_per_step
+        self.steps_per_run = steps_per_run
+        self.raise_after: Exception | None = None
+        self.resets = 0
+        self.context: list[str] = []
+
+    @classmethod
+    def _from_config(cls, config, model, credential, problem_name, verbose, image,
+                     thinking_preset=None, thinking_max_tokens=None):  # type: ignore[no-untyped-def]
+        return cls(config.cost_limits)
+
+    def setup(self, session):  # type: ignore[no-untyped-def]
+        pass
+
+    def run(self, task: str) -> None:
+        self.context.append(task)
+        for _ in range(self.steps_per_run):
+            self.check_limits()
+            self.usage.step(TokenUsage(input=100, output=10), self.cost_per_step)
+        if self.raise_after is not None:
+            raise self.raise_after
+
+    def reset(self) -> None:
+        self.resets += 1
+        self.context.clear()
+
+    def save_artifacts(self, path: Path) -> None:
+        pass
+
+    def cleanup(self) -> None:
+        pass
+
+
+def test_usage_resets_per_checkpoint_and_cost_accumulates():
+    agent = CountingAgent(AgentCostLimits())
+    first = agent.run_checkpoint("one")
+    assert first.usage.cost == 2.0 and first.usage.steps == 2 and first.prior_cost == 0.0
+    assert first.usage.net_tokens == TokenUsage(input=200, output=20)
+    agent.finish_checkpoint(reset_context=True)
+    assert agent.usage == UsageTracker() and agent.prior_cost == 2.0 and agent.resets == 1
+    second = agent.run_checkpoint("two")
+    assert second.usage.cost == 2.0 and second.prior_cost == 2.0
+    agent.finish_checkpoint(reset_context=False)
+    assert agent.prior_cost == 4.0 and agent.resets == 1 and agent.context == ["two"]
+
+
+def test_result_usage_is_a_snapshot_not_the_live_tracker():
+    agent = CountingAgent(AgentCostLimits())
+    result = agent.run_checkpoint("one")
+    agent.finish_checkpoint()
+    assert result.usage.cost == 2.0
+
+
+def test_net_cost_limit_trips_across_checkpoints():
+    agent = CountingAgent(AgentCostLimits(net_cost_limit=3.0))
+    agent.run_checkpoint("one")
+    assert not agent.hit_net_rate_limit()
+    agent.finish_checkpoint()
+    result = agent.run_checkpoint("two")
+    assert agent.hit_net_rate_limit()
+    assert result.stop_reason == "net_cost_limit" and not result.had_error
+    assert result.usage.cost == 1.0  # stopped before its second step
+
+
+def test_no_net_limit_never_trips():
+    agent = CountingAgent(AgentCostLimits(net_cost_limit=0), cost_per_step=1e6)
+    agent.run_checkpoint("one")
+    assert not agent.hit_net_rate_limit()
+
+
+@pytest.mark.parametrize(("limits", "reason", "steps"), [
+    (AgentCostLimits(step_limit=1), "step_limit", 1),
+    (AgentCostLimits(cost_limit=1.5), "cost_limit", 2),
+])
+def test_checkpoint_limits_stop_with_reason(limits, reason, steps):
+    agent = CountingAgent(limits, steps_per_run=5)
+    result = agent.run_checkpoint("task")
+    assert result.stop_reason == reason and result.usage.steps == steps and not result.had_error
+
+
+def test_exception_in_run_becomes_had_error_with_traceback_and_partial_usage():
+    agent = CountingAgent(AgentCostLimits())
+    agent.raise_after = ValueError("disk on fire")
+    result = agent.run_checkpoint("task")
+    assert result.had_error and result.stop_reason == "error"
+    assert "Traceback (most recent call last)" in result.error_message
+    assert "ValueError: disk on fire" in result.error_message
+    assert result.usage.cost == 2.0 and result.usage.steps == 2
+    assert result.completed >= result.started and result.elapsed >= 0
+
+
+def test_agent_error_is_captured_too_and_flags_clear_next_checkpoint():
+    agent = CountingAgent(AgentCostLimits())
+    agent.raise_after = AgentError("setup went away")
+    assert agent.run_checkpoint("one").had_error
+    agent.finish_checkpoint()
+    agent.raise_after = None
+    result = agent.run_checkpoint("two")
+    assert not result.had_error and result.stop_reason is None
+
+
+def test_keyboard_interrupt_is_not_swallowed():
+    agent = CountingAgent(AgentCostLimits())
+    agent.raise_after = KeyboardInterrupt()
+    with pytest.raises(KeyboardInterrupt):
+        agent.run_checkpoint("task")
+
+
+def test_limit_error_carries_reason():
+    assert AgentLimitError("step_limit").reason == "step_limit"
+    assert isinstance(AgentLimitError("x"), AgentError)
+
+
+def test_replay_unsupported_by_default(tmp_path):
+    agent = CountingAgent(AgentCostLimits())
+    assert not agent.supports_replay()
+    with pytest.raises(AgentError, match="does not support replay"):
+        agent.run_replay(tmp_path)
+
+
+def test_from_config_dispatches_through_plugins(plugin_registry):
+    class Config(AgentConfigBase):
+        type: str = "counting"
+
+    class Plugin:
+        @agentrig.hookimpl
+        def agentrig_agents(self):
+            return [agentrig.AgentSpec(name="counting", description="d",
+                                       config=f"{__name__}:AgentConfigBase",
+                                       agent=f"{__name__}:CountingAgent")]
+
+    agentrig.plugins.register(Plugin(), name="counting-plugin")
+    model = agentrig.ModelDefinition(provider="openai", name="m")
+    agent = Agent.from_config(Config(type="counting", cost_limits=AgentCostLimits(step_limit=3)),
+                              model, None, "p", False, None)
+    assert isinstance(agent, CountingAgent) and agent.cost_limits.step_limit == 3
+
+
+def test_config_base_forbids_unknown_fields_and_needs_version_for_template():
+    with pytest.raises(ValueError, match="extra"):
+        AgentConfigBase(type="x", nonsense=1)
+    with pytest.raises(ValueError, match="no 'version'"):
+        AgentConfigBase(type="x", docker_template="FROM {{ base_image }}")
+    assert AgentConfigBase(type="x", docker_template="FROM x", version="1.0").version == "1.0"
+
+
+def test_pricing_and_usage_arithmetic():
+    pricing = agentrig.APIPricing(input=3, output=15, cache_read=0.3, cache_write=3.75)
+    usage = TokenUsage(input=1_000_000, output=100_000, cache_read=2_000_000, cache_write=0, reasoning=50_000)
+    assert pricing.get_cost(usage) == pytest.approx(3 + 1.5 + 0.6)
+    assert agentrig.APIPricing(input=2, output=4).get_cost(TokenUsage(cache_read=1_000_000)) == pytest.approx(2)
+    total = usage + TokenUsage(input=1)
+    assert total.input == 1_000_001 and total.reasoning == 50_000
+
+
+def test_trajectory_steps_round_trip():
+    steps = [
+        agentrig.UserStep(content="do it"),
+        agentrig.AgentTextStep(content="ok"),
+        agentrig.ThinkingStep(content="hmm"),
+        agentrig.ToolUseStep(tool="bash", arguments={"command": "ls"}, tool_call_id="t1", result="a\n", exit_code=0),
+        agentrig.ErrorStep(message="bad format"),
+        agentrig.LLMCall(tag="act", model="openai/x", usage=TokenUsage(input=5), cost=None, latency=0.1),
+    ]
+    for step in steps:
+        assert agentrig.parse_step(step.model_dump_json()) == step

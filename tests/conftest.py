@@ -1,0 +1,35 @@
+"""Fixtures of the cross-package tests: our wheels and a third party's, in a fresh venv."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from agentrig.testing.packaging import build_wheel, create_venv, pip_install
+
+REPO = Path(__file__).resolve().parents[1]
+OUR_PACKAGES = ["core", "agent-claude-code", "agent-miniswe", "agent-react"]
+
+
+@pytest.fixture(scope="session")
+def wheelhouse(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    """Wheels of our four packages and of the fixture packages under tests/fixtures."""
+    dest = tmp_path_factory.mktemp("wheels")
+    wheels = {name: build_wheel(REPO / "packages" / name, dest) for name in OUR_PACKAGES}
+    for fixture in ("thirdparty-agent", "broken-plugin"):
+        wheels[fixture] = build_wheel(REPO / "tests" / "fixtures" / fixture, dest)
+    return wheels
+
+
+@pytest.fixture(scope="session")
+def fresh_venv(tmp_path_factory: pytest.TempPathFactory, wheelhouse: dict[str, Path]) -> Path:
+    """A new virtual environment with our wheels (not editable) and the third-party agent.
+
+    Agent packages go in without their heavy dependencies (SDKs, mini-swe-agent):
+    listing must not need them.
+    """
+    python = create_venv(tmp_path_factory.mktemp("venv") / "env")
+    pip_install(python, ["pluggy>=1.5", "pydantic>=2.7", "pyyaml>=6"])
+    pip_install(python, [wheelhouse[n] for n in (*OUR_PACKAGES, "thirdparty-agent")], no_deps=True)
+    return python

@@ -1,0 +1,100 @@
+"""Discovery from built wheels installed into a fresh virtual environment."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+from pathlib import Path
+
+from agentrig.testing.packaging import pip_install, venv_bin
+
+
+def _env(**extra: str) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("AGENTRIG_")}
+    env.update(extra)
+    return env
+
+
+def _agentrig(python: Path, *args: str, **env: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([str(venv_bin(python, "agentrig")), *args], capture_output=True, text=True,
+                          env=_env(**env), timeout=60)
+
+
+def test_agents_from_wheels_with_distribution_and_version(fresh_venv):
+    result = _agentrig(fresh_venv, "agents", "list", "--json")
+    assert result.returncode == 0, result.stderr
+    agents = {a["name"]: a for a in json.loads(result.stdout)}
+    assert {n: (a["distribution"], a["version"]) for n, a in agents.items()} == {
+        "claude_code": ("agentrig-claude-code", "0.1.0"),
+        "miniswe": ("agentrig-miniswe", "0.1.0"),
+        "react": ("agentrig-react", "0.1.0"),
+        "echo": ("thirdparty-echo-agent", "4.2.0"),
+    }
+    location = subprocess.run([str(fresh_venv), "-c", "import agentrig_react; print(agentrig_react.__file__)"],
+                              capture_output=True, text=True, check=True).stdout
+    assert str(fresh_venv.parent.parent) in location  # installed from the wheel, not the source tree
+    assert result.stderr == ""
+
+
+def test_listing_does_not_import_agent_implementations(fresh_venv):
+    probe = (
+        "import sys, io, contextlib\n"
+        "from agentrig.cli import main\n"
+        "with contextlib.redirect_stdout(io.StringIO()):\n"
+        "    main(['agents', 'list'])\n"
+        "heavy = ['agentrig_react.agent', 'agentrig_miniswe.agent', 'agentrig_claude_code.agent',\n"
+        "         'agentrig_react.config', 'agentrig_miniswe.config', 'agentrig_claude_code.config',\n"
+        "         'thirdparty_agent.agent', 'minisweagent', 'litellm', 'openai', 'anthropic', 'docker']\n"
+        "print([m for m in heavy if m in sys.modules])\n"
+    )
+    result = subprocess.run([str(fresh_venv), "-c", probe], capture_output=True, text=True, env=_env(), timeout=60)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "[]"
+
+
+def test_third_party_agent_is_constructed_with_no_change_to_the_core(fresh_venv, tmp_path):
+    script = (
+        "from types import SimpleNamespace\n"
+        "import agentrig\n"
+        "from pathlib import Path\n"
+        "cfg = agentrig.get_agent_config_cls('echo')(type='echo')\n"
+        "model = agentrig.ModelDefinition(provider='openai', name='none')\n"
+        f"ws = Path({str(tmp_path)!r})\n"
+        "agent = agentrig.Agent.from_config(cfg, model, None, 'demo', False, None)\n"
+        "agent.setup(SimpleNamespace(workspace=SimpleNamespace(path=ws), runtime=None))\n"
+        "result = agent.run_checkpoint('hello from a third party')\n"
+        "print(type(agent).__module__, result.stop_reason, (ws / 'ECHO.txt').read_text())\n"
+    )
+    result = subprocess.run([str(fresh_venv), "-c", script], capture_output=True, text=True, env=_env(), timeout=60)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "thirdparty_agent.agent submitted hello from a third party"
+
+
+def test_agents_show_from_wheel(fresh_venv):
+    result = _agentrig(fresh_venv, "agents", "show", "echo", "--json")
+    assert result.returncode == 0, result.stderr
+    shown = json.loads(result.stdout)
+    assert shown["distribution"] == "thirdparty-echo-agent"
+    assert shown["schema"]["properties"]["filename"]["default"] == "ECHO.txt"
+
+
+def test_broken_installed_plugin_warns_and_strict_fails(fresh_venv, wheelhouse, tmp_path):
+    # a separate target so the shared venv stays healthy for the other tests
+    target = tmp_path / "site"
+    pip_install(fresh_venv, [wheelhouse["broken-plugin"]], no_deps=True, extra_args=["--target", str(target)])
+    env = {"PYTHONPATH": str(target)}
+    result = _agentrig(fresh_venv, "agents", "list", "--json", **env)
+    assert result.returncode == 0
+    assert len(json.loads(result.stdout)) == 4
+    assert result.stderr.splitlines() == [
+        "agentrig: warning: plugin 'broken' (broken-plugin 0.0.1): failed to import 'broken_plugin.plugin': "
+        "ImportError: broken_plugin needs a library that is not installed"
+    ]
+    plugins = {p["name"]: p for p in json.loads(_agentrig(fresh_venv, "plugins", "--json", **env).stdout)}
+    assert plugins["broken"]["error"].startswith("failed to import")
+    assert plugins["react"]["error"] is None and plugins["react"]["hooks"] == ["agentrig_agents"]
+    strict = _agentrig(fresh_venv, "agents", "list", AGENTRIG_STRICT_PLUGINS="1", **env)
+    assert strict.returncode == 1 and "plugin 'broken'" in strict.stderr
+    disabled = _agentrig(fresh_venv, "agents", "list", AGENTRIG_DISABLE_PLUGINS="broken", **env)
+    assert disabled.returncode == 0 and disabled.stderr == ""
