@@ -46,15 +46,15 @@ def bash(ctx: ToolContext, command: str, timeout: float | None = None) -> ToolOu
             process.kill()
     output = "".join(chunks)
     if result is None:
-        return ToolOutput(content=f"{output}\n[the command ended without an exit status]", is_error=True)
+        return ToolOutput(content=f"{output}\n[the command ended without an exit status]".lstrip("\n"), is_error=True)
     if result.timed_out:
         return ToolOutput(
             content=f"{output}\n[command timed out after {budget:g} s and was killed]".lstrip("\n"),
             is_error=True,
             exit_code=result.exit_code,
         )
-    body = output if output else "(no output)"
-    return ToolOutput(content=f"{body}\n[exit code {result.exit_code}]", exit_code=result.exit_code)
+    body = output if output.endswith("\n") else f"{output or '(no output)'}\n"
+    return ToolOutput(content=f"{body}[exit code {result.exit_code}]", exit_code=result.exit_code)
 
 
 @tool

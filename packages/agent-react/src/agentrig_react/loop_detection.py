@@ -59,6 +59,7 @@ class RepeatDetector:
     def warning(self, name: str) -> str:
         """The message the model gets with the warned call's result."""
         return (
-            f"[warning: this is the {self.count}th identical {name} call in a row with the same arguments "
-            "and it gives the same result. Do something different; one more identical call stops the run.]"
+            f"[warning: {self.limit} identical {name} calls in a row with the same arguments. "
+            "Repeating it will not change the result: do something different; "
+            "one more identical call stops the run.]"
         )

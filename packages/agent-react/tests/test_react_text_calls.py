@@ -1,0 +1,106 @@
+"""Tool calls written as text: every repair case, and what counts as no call or a broken one."""
+
+from __future__ import annotations
+
+import pytest
+
+from agentrig_react.json_repair import JSONRepairError, loads_lenient, repair_json
+from agentrig_react.text_calls import ToolCallParseError, parse_tool_calls
+
+PARAMS = {
+    "bash": ["command", "timeout"],
+    "read_file": ["path", "start_line", "end_line"],
+    "submit": ["answer"],
+}
+
+
+def one(text: str) -> tuple[str, dict]:
+    calls = parse_tool_calls(text, PARAMS)
+    assert len(calls) == 1, calls
+    return calls[0].name, calls[0].arguments
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # fenced code block, with and without a language
+        ('```json\n{"name": "bash", "arguments": {"command": "ls"}}\n```', ("bash", {"command": "ls"})),
+        ('Plan:\n```\n{"name": "bash", "arguments": {"command": "ls"}}\n```\nthen more', ("bash", {"command": "ls"})),
+        # text around the JSON
+        ('I will list files: {"name": "bash", "arguments": {"command": "ls -la"}} and see.', ("bash", {"command": "ls -la"})),
+        # trailing commas
+        ('{"name": "bash", "arguments": {"command": "ls",},}', ("bash", {"command": "ls"})),
+        # single quotes (with an apostrophe and a double quote inside)
+        ("{'name': 'bash', 'arguments': {'command': 'echo \"it\\'s\"'}}", ("bash", {"command": "echo \"it's\""})),
+        # invalid escapes (a regex)
+        ('{"name": "bash", "arguments": {"command": "grep -E \\"\\d+\\.\\w\\" f"}}', ("bash", {"command": 'grep -E "\\d+\\.\\w" f'})),
+        # raw newlines and tabs inside strings
+        ('{"name": "bash", "arguments": {"command": "cat <<EOF\nx\tend\nEOF"}}', ("bash", {"command": "cat <<EOF\nx\tend\nEOF"})),
+        # unescaped quotes inside a string
+        ('{"name": "bash", "arguments": {"command": "echo "hi" > a"}}', ("bash", {"command": 'echo "hi" > a'})),
+        # Python literals, unquoted keys, comments
+        ("{name: 'read_file', arguments: {path: 'a.py', start_line: 1, end_line: None}} // read it", ("read_file", {"path": "a.py", "start_line": 1, "end_line": None})),
+        # cut off before the closing braces
+        ('{"name": "bash", "arguments": {"command": "pytest -q', ("bash", {"command": "pytest -q"})),
+        # arguments given as a JSON string (OpenAI's own shape)
+        ('{"type": "function", "function": {"name": "bash", "arguments": "{\\"command\\": \\"ls\\"}"}}', ("bash", {"command": "ls"})),
+        # other key spellings
+        ('{"tool": "submit", "args": {"answer": "42"}}', ("submit", {"answer": "42"})),
+        # a call written as name(args)
+        ('bash(command="ls -la")', ("bash", {"command": "ls -la"})),
+        ("read_file('src/a.py', 3, end_line=9)", ("read_file", {"path": "src/a.py", "start_line": 3, "end_line": 9})),
+        ('Let me look.\nread_file(path="x.py")', ("read_file", {"path": "x.py"})),
+        ('```python\nbash(command="""printf \'a\\nb\'""")\n```', ("bash", {"command": "printf 'a\nb'"})),
+        ('bash({"command": "ls"})', ("bash", {"command": "ls"})),
+        ('bash(command="grep \\d x")', ("bash", {"command": "grep \\d x"})),
+    ],
+)
+def test_repair_cases(text: str, expected: tuple[str, dict]) -> None:
+    assert one(text) == expected
+
+
+def test_several_fenced_calls_in_order() -> None:
+    text = (
+        "First:\n```json\n{\"name\": \"bash\", \"arguments\": {\"command\": \"a\"}}\n```\n"
+        "Then:\n```json\n{\"name\": \"submit\", \"arguments\": {}}\n```"
+    )
+    calls = parse_tool_calls(text, PARAMS)
+    assert [(c.name, c.arguments) for c in calls] == [("bash", {"command": "a"}), ("submit", {})]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "All done, the tests pass.",
+        "I used bash (the shell) to check it.",  # a mention in prose, not a call
+        "The config is {\"debug\": true}.",  # JSON that is not a call
+        "",
+    ],
+)
+def test_no_call_in_text(text: str) -> None:
+    assert parse_tool_calls(text, PARAMS) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ('{"name": "rm_everything", "arguments": {}}', "unknown tool 'rm_everything'"),
+        ('{"name": "bash", "arguments": [1, 2]}', "must be a JSON object"),
+        ('{"name": "bash", "arguments": "not json at all {"}', "arguments of bash are not a JSON object"),
+        ("bash(command=os.getcwd())", "must be literals"),
+        ("bash(1, 2, 3)", "takes at most 2 arguments"),
+        ('bash(command="ls"', "no closing parenthesis"),
+        ('```json\n{"name": "bash", "arguments": {"command": "ls"}] x]\n```', "could not read the tool call"),
+    ],
+)
+def test_broken_calls_raise_with_a_reason(text: str, message: str) -> None:
+    with pytest.raises(ToolCallParseError, match=message.replace("(", r"\(").replace(")", r"\)")):
+        parse_tool_calls(text, PARAMS)
+
+
+def test_loads_lenient_and_repair() -> None:
+    assert loads_lenient('{"a": [1, 2,], "b": True,}') == {"a": [1, 2], "b": True}
+    assert loads_lenient('{"u": "\\u00e9"}') == {"u": "é"}
+    assert repair_json("{'a': 'x'}") == '{"a": "x"}'
+    with pytest.raises(JSONRepairError, match="not valid JSON even after repair"):
+        loads_lenient("{]")
