@@ -28,6 +28,10 @@ class Problem(BaseModel):
 
     name: str = Field(min_length=1, pattern=r"^[A-Za-z0-9_.-]+$")
     workspace: str | None = None
+    tests: str = Field(
+        default="tests",
+        description="Directory (in the problem) whose files are put into the workspace only while a test runs.",
+    )
     checkpoints: list[Checkpoint] = Field(min_length=1)
     path: Path = Field(default=Path("."), exclude=True)
 

@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from agentrig.cli.output import CLIError, error_line
 
 # Sub-command modules, in the order `agentrig --help` lists them.
-COMMANDS = ("agents", "plugins")
+COMMANDS = ("agents", "plugins", "run", "replay")
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -1,0 +1,182 @@
+"""``agentrig run PROBLEM... --agent NAME|config.yaml``: run an agent on problems, record everything."""
+
+from __future__ import annotations
+
+import argparse
+import shlex
+import sys
+from pathlib import Path
+from typing import Any
+
+from agentrig.cli.output import CLIError, print_table
+
+
+def add_parser(subparsers: Any) -> None:
+    """Add the ``run`` command."""
+    parser = subparsers.add_parser(
+        "run",
+        help="run an agent on one or more problems",
+        description="Run an agent on multi-checkpoint problems; each checkpoint is tested, "
+        "snapshotted and recorded under --output.",
+    )
+    parser.add_argument("problems", nargs="+", metavar="PROBLEM", help="problem directory (holding problem.yaml)")
+    parser.add_argument("--agent", required=True, help="agent type (see `agentrig agents list`) or an agent config YAML file")
+    parser.add_argument("--model", help="PROVIDER/MODEL or an alias from the catalog; replay/FILE.jsonl replays recorded replies")
+    parser.add_argument("--runtime", default="local", help="where commands run: local (default), docker, or a plugin's runtime")
+    parser.add_argument("--image", help="container image for --runtime docker")
+    parser.add_argument("--output", "-o", type=Path, help="run directory (default: runs/<timestamp>)")
+    parser.add_argument("--resume", action="store_true", help="continue the run in --output: finished checkpoints are kept")
+    parser.add_argument(
+        "-c", "--config", dest="overrides", action="append", default=[], metavar="KEY=VALUE",
+        help="override one agent config field; dotted keys reach nested ones (cost_limits.step_limit=20)",
+    )
+    parser.add_argument("--jobs", "-j", type=int, default=1, help="problems to run at once, each in its own process (default 1)")
+    parser.add_argument("--test-timeout", type=float, default=600.0, help="seconds a checkpoint's test may take (default 600)")
+    loudness = parser.add_mutually_exclusive_group()
+    loudness.add_argument("--quiet", "-q", action="store_true", help="no progress, only the summary")
+    loudness.add_argument("--verbose", "-v", action="store_true", help="one line per agent step")
+    parser.set_defaults(handler=run_command)
+
+
+def _agent_config(args: argparse.Namespace, registry: Any) -> Any:
+    from agentrig.errors import PluginError, UnknownAgentError
+    from agentrig.run.agent_config import AgentConfigError, build_agent_config
+
+    try:
+        return build_agent_config(args.agent, args.overrides, registry.get_agent_config_cls)
+    except UnknownAgentError as exc:
+        raise CLIError(f"--agent: {exc}", status=2) from None
+    except AgentConfigError as exc:
+        raise CLIError(str(exc), status=2) from None
+    except PluginError as exc:
+        raise CLIError(str(exc)) from None
+
+
+def _resolve_model(name: str | None) -> Any:
+    if not name:
+        raise CLIError("--model is required: PROVIDER/MODEL (e.g. openai/gpt-4o-mini) or replay/FILE.jsonl", status=2)
+    from agentrig.run.models import resolve
+
+    try:
+        model, _credential = resolve(name)
+    except Exception as exc:  # the catalog's and credentials' errors are one-line messages
+        raise CLIError(f"--model {name}: {exc}", status=2) from None
+    return model
+
+
+def run_command(args: argparse.Namespace) -> int:
+    """Check every input, run the problems, print the summary; 130 when interrupted."""
+    from agentrig.cli.agents import loaded_registry
+    from agentrig.run.layout import RunDirectoryError
+    from agentrig.run.problems import ProblemError, load_problems
+    from agentrig.run.records import AgentRecord, ModelRecord, RunIdentity, RuntimeRecord
+    from agentrig.run.runner import RunRequest, execute, prepare
+
+    if args.jobs < 1:
+        raise CLIError(f"--jobs {args.jobs}: must be at least 1", status=2)
+    if args.test_timeout <= 0:
+        raise CLIError(f"--test-timeout {args.test_timeout}: must be positive", status=2)
+    try:
+        problems = load_problems(args.problems)
+    except ProblemError as exc:
+        raise CLIError(str(exc), status=2) from None
+    registry = loaded_registry()
+    config = _agent_config(args, registry)
+    runtimes = registry.runtime_specs()
+    if args.runtime not in runtimes:
+        raise CLIError(f"--runtime {args.runtime}: unknown runtime (available: {', '.join(sorted(runtimes))})", status=2)
+    if args.image and args.runtime == "local":
+        raise CLIError("--image needs a container runtime (--runtime docker)", status=2)
+    model = _resolve_model(args.model)
+    spec, plugin = registry.agent_spec(config.type)
+    identity = RunIdentity(
+        agent=AgentRecord(
+            type=config.type, distribution=plugin.distribution, version=plugin.version,
+            config=config.model_dump(mode="json"),
+        ),
+        model=ModelRecord(id=args.model, provider=model.provider, name=model.name),
+        runtime=RuntimeRecord(name=args.runtime, image=args.image),
+        problems=[p.name for p in problems],
+    )
+    request = RunRequest(
+        problems=[p.path for p in problems],
+        agent_config=config.model_dump(mode="json"),
+        model=args.model,
+        runtime=args.runtime,
+        image=args.image,
+        output=args.output,
+        resume=args.resume,
+        jobs=args.jobs,
+        verbose=args.verbose,
+        test_timeout=args.test_timeout,
+    )
+    try:
+        prepared, _lock = prepare(request, identity, plugin.distribution)
+    except (RunDirectoryError, ProblemError) as exc:
+        raise CLIError(str(exc), status=2) from None
+    except OSError as exc:
+        raise CLIError(f"--output {request.output}: {exc.strerror or exc}", status=2) from None
+
+    from agentrig.run.progress import ProgressDisplay
+    from agentrig.run.signals import install_termination_handler
+
+    display = ProgressDisplay(verbosity=0 if args.quiet else (2 if args.verbose else 1))
+    install_termination_handler()
+    try:
+        record = execute(prepared, display, tick=display.tick)
+    except KeyboardInterrupt:
+        display.close()
+        print(
+            f"agentrig: interrupted; what finished is in {prepared.directory}."
+            f" Continue with: agentrig run {' '.join(shlex.quote(str(p)) for p in args.problems)}"
+            f" --agent {shlex.quote(args.agent)} --model {shlex.quote(args.model)}"
+            f" --output {shlex.quote(str(prepared.directory))} --resume",
+            file=sys.stderr,
+        )
+        return 130
+    display.close()
+    print_summary(prepared.directory, record, quiet=args.quiet)
+    return 0 if record.status == "completed" else 1
+
+
+def _money(cost: float, known: bool) -> str:
+    return f"${cost:.4f}" if known else "n/a"
+
+
+def _tokens(count: int) -> str:
+    return f"{count / 1000:.1f}k" if count >= 1000 else str(count)
+
+
+def print_summary(directory: Path, record: Any, *, quiet: bool = False) -> None:
+    """The results table, the totals and where the run directory is, on stdout."""
+    from agentrig.run.layout import RunDirectory
+
+    lines = RunDirectory(directory).results()
+    if not quiet:
+        rows = [
+            [
+                line.problem,
+                line.checkpoint,
+                line.status,
+                line.stop_reason or "",
+                line.steps,
+                _tokens(line.tokens.total),
+                _money(line.cost, line.cost_known),
+                f"{line.elapsed:.1f}s",
+            ]
+            for line in sorted(lines, key=lambda l: (l.problem, l.index))
+        ]
+        if rows:
+            print_table(["problem", "checkpoint", "result", "stopped", "steps", "tokens", "cost", "time"], rows)
+        for problem in record.problems.values():
+            if problem.status != "completed":
+                print(f"{problem.name}: {problem.status}" + (f": {problem.error}" if problem.error else ""))
+    totals = record.totals
+    known = all(line.cost_known for line in lines)
+    print(
+        f"{totals.checkpoints} checkpoints: {totals.passed} passed, {totals.failed} failed"
+        + (f", {totals.errors} errors" if totals.errors else "")
+        + (f", {totals.skipped} skipped" if totals.skipped else "")
+        + f" | cost {_money(totals.cost, known)} | tokens {_tokens(totals.tokens.total)} | steps {totals.steps}"
+    )
+    print(f"run directory: {directory}")

@@ -1,0 +1,20 @@
+"""Runs: ``agentrig run`` and ``agentrig replay``.
+
+Modules, one job each: :mod:`~agentrig.run.problems` (loading ``problem.yaml``),
+:mod:`~agentrig.run.agent_config` (``--agent`` and ``-c``),
+:mod:`~agentrig.run.atomic` (crash-safe writes), :mod:`~agentrig.run.records`
+and :mod:`~agentrig.run.layout` (the run directory),
+:mod:`~agentrig.run.problem_run` (the per-problem loop),
+:mod:`~agentrig.run.executors` (inline and process-pool dispatch),
+:mod:`~agentrig.run.runner` (the dispatcher owning ``run.json``),
+:mod:`~agentrig.run.progress`, :mod:`~agentrig.run.signals`,
+:mod:`~agentrig.run.evaluation`, :mod:`~agentrig.run.diffs`,
+:mod:`~agentrig.run.replay`.
+"""
+
+from __future__ import annotations
+
+from agentrig.run.job import ProblemJob
+from agentrig.run.problems import ProblemError, load_problem, load_problems
+
+__all__ = ["ProblemJob", "ProblemError", "load_problem", "load_problems"]

@@ -1,0 +1,31 @@
+"""A problem run as a self-contained unit of work: what goes in, what comes out.
+
+A :class:`ProblemJob` carries everything a worker needs (no live objects), so
+any executor (this process, a process pool, a Ray cluster) can run it with
+:func:`agentrig.run.problem_run.run_problem`; the result is the finished
+problem directory plus its :class:`~agentrig.run.records.ProblemRecord`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict
+
+from agentrig.run.evaluation import DEFAULT_TEST_TIMEOUT
+
+
+class ProblemJob(BaseModel):
+    """One problem to run: problem directory, agent config, model, runtime, output directory."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    problem_path: str
+    problem_name: str
+    agent_config: dict[str, Any]
+    model: str
+    runtime: str = "local"
+    image: str | None = None
+    output_dir: str
+    verbose: bool = False
+    test_timeout: float = DEFAULT_TEST_TIMEOUT

@@ -1,0 +1,193 @@
+"""The run directory: where each artifact lives, who owns the directory, what is finished.
+
+```
+run.json, results.jsonl
+<problem>/problem.json
+<problem>/<checkpoint>/prompt.txt, inference_result.json, evaluation.json,
+                       trajectory.jsonl, agent/, snapshot/, diff.json
+```
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from pydantic import ValidationError
+
+from agentrig.run.atomic import append_model, read_jsonl_lines, write_model_atomic
+from agentrig.run.records import CheckpointResultLine, ProblemRecord, RunIdentity, RunRecord
+
+RUN_FILE = "run.json"
+RESULTS_FILE = "results.jsonl"
+PROBLEM_FILE = "problem.json"
+LOCK_FILE = ".agentrig.lock"
+
+
+class RunDirectoryError(ValueError):
+    """The output directory cannot be used for this run; the message says what to do."""
+
+
+@dataclass(frozen=True)
+class CheckpointPaths:
+    """The files of one checkpoint inside the run directory."""
+
+    root: Path
+
+    @property
+    def prompt(self) -> Path:
+        """``prompt.txt``: the task text handed to the agent."""
+        return self.root / "prompt.txt"
+
+    @property
+    def inference_result(self) -> Path:
+        """``inference_result.json``: the ``CheckpointInferenceResult``."""
+        return self.root / "inference_result.json"
+
+    @property
+    def evaluation(self) -> Path:
+        """``evaluation.json``: the test's verdict."""
+        return self.root / "evaluation.json"
+
+    @property
+    def trajectory(self) -> Path:
+        """``trajectory.jsonl``: one step per line, appended as it happens."""
+        return self.root / "trajectory.jsonl"
+
+    @property
+    def agent(self) -> Path:
+        """``agent/``: the agent's own artifacts."""
+        return self.root / "agent"
+
+    @property
+    def snapshot(self) -> Path:
+        """``snapshot/``: the workspace after the checkpoint."""
+        return self.root / "snapshot"
+
+    @property
+    def diff(self) -> Path:
+        """``diff.json``: what the checkpoint changed."""
+        return self.root / "diff.json"
+
+
+class RunDirectory:
+    """One run's output directory (``--output``)."""
+
+    def __init__(self, root: Path) -> None:
+        """Wrap ``root``; nothing is created until written."""
+        self.root = Path(root)
+
+    @property
+    def run_file(self) -> Path:
+        """``run.json``."""
+        return self.root / RUN_FILE
+
+    @property
+    def results_file(self) -> Path:
+        """``results.jsonl``."""
+        return self.root / RESULTS_FILE
+
+    def problem_dir(self, problem: str) -> Path:
+        """``<problem>/``."""
+        return self.root / problem
+
+    def checkpoint(self, problem: str, checkpoint: str) -> CheckpointPaths:
+        """The paths of one checkpoint."""
+        return CheckpointPaths(self.root / problem / checkpoint)
+
+    # -- records --------------------------------------------------------------
+
+    def read_run(self) -> RunRecord:
+        """``run.json``; :class:`RunDirectoryError` naming the file when it is unreadable."""
+        try:
+            return RunRecord.model_validate_json(self.run_file.read_bytes())
+        except FileNotFoundError:
+            raise RunDirectoryError(f"{self.run_file}: not found") from None
+        except ValidationError as exc:
+            raise RunDirectoryError(f"{self.run_file}: not a run record of this agentrig ({exc.errors()[0]['msg']})") from None
+
+    def write_run(self, record: RunRecord) -> None:
+        """Replace ``run.json``."""
+        write_model_atomic(self.run_file, record)
+
+    def write_problem(self, record: ProblemRecord) -> None:
+        """Replace ``<problem>/problem.json``."""
+        write_model_atomic(self.problem_dir(record.name) / PROBLEM_FILE, record)
+
+    def read_problem(self, problem: str) -> ProblemRecord | None:
+        """``<problem>/problem.json`` if a worker wrote one."""
+        path = self.problem_dir(problem) / PROBLEM_FILE
+        try:
+            return ProblemRecord.model_validate_json(path.read_bytes())
+        except (FileNotFoundError, ValidationError):
+            return None
+
+    def append_result(self, line: CheckpointResultLine) -> None:
+        """Add one finished checkpoint to ``results.jsonl`` (fsynced: resume trusts it)."""
+        append_model(self.results_file, line, sync=True)
+
+    def results(self, problem: str | None = None) -> list[CheckpointResultLine]:
+        """The finished checkpoints, in the order they finished (of one problem if given).
+
+        A checkpoint listed twice (a resumed run that raced a crash) counts once: the last line wins.
+        """
+        by_key: dict[tuple[str, str], CheckpointResultLine] = {}
+        for text in read_jsonl_lines(self.results_file):
+            try:
+                line = CheckpointResultLine.model_validate_json(text)
+            except ValidationError:
+                continue
+            if problem is None or line.problem == problem:
+                by_key.pop((line.problem, line.checkpoint), None)
+                by_key[(line.problem, line.checkpoint)] = line
+        return list(by_key.values())
+
+    # -- ownership ------------------------------------------------------------
+
+    def claim(self, identity: RunIdentity, *, resume: bool) -> RunRecord | None:
+        """Check that this directory may hold the run ``identity``; return the record to resume.
+
+        A new run needs a missing or empty directory; ``--resume`` needs the
+        ``run.json`` of the same agent, config, model, runtime and problems.
+        """
+        has_run = self.run_file.exists()
+        if resume:
+            if not has_run:
+                raise RunDirectoryError(
+                    f"--resume: {self.root} holds no run ({RUN_FILE} missing); drop --resume to start a new run there"
+                )
+            record = self.read_run()
+            differences = record.identity.differences(identity)
+            if differences:
+                raise RunDirectoryError(
+                    f"{self.root} belongs to a different run ({'; '.join(differences)});"
+                    " use another --output or the same settings"
+                )
+            return record
+        if has_run:
+            raise RunDirectoryError(
+                f"{self.root} already holds a run; pass --resume to continue it or choose another --output"
+            )
+        if self.root.exists() and (
+            not self.root.is_dir() or any(p.name != LOCK_FILE for p in self.root.iterdir())
+        ):
+            raise RunDirectoryError(f"--output {self.root} exists and is not an empty directory; choose another --output")
+        return None
+
+    def lock(self) -> int:
+        """Hold an exclusive lock on the directory for this process; returns the fd to keep open.
+
+        Two runners writing one directory would corrupt it, so the second one stops.
+        """
+        self.root.mkdir(parents=True, exist_ok=True)
+        fd = os.open(self.root / LOCK_FILE, os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            os.close(fd)
+            raise RunDirectoryError(f"{self.root} is in use by another agentrig run; wait for it or choose another --output") from None
+        os.ftruncate(fd, 0)
+        os.write(fd, f"{os.getpid()}\n".encode())
+        return fd

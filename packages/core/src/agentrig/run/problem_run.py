@@ -1,0 +1,337 @@
+"""The per-problem run loop: one problem, every checkpoint, every artifact on disk as it appears.
+
+For each checkpoint: write ``prompt.txt``, fire the lifecycle hooks around
+``run_checkpoint`` (the trajectory is appended step by step meanwhile), write
+``inference_result.json``, run the test, save the agent's artifacts, snapshot
+the workspace with its ``diff.json``, append the ``results.jsonl`` line (the
+commit point ``--resume`` trusts), then ``finish_checkpoint``.
+
+Everything a run needs comes from its :class:`ProblemJob`: nothing here reads
+state of the dispatcher, so any executor can run it.
+"""
+
+from __future__ import annotations
+
+import logging
+import shutil
+import time
+import traceback
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from agentrig import lifecycle
+from agentrig.run.atomic import append_line, truncate_torn_tail, write_model_atomic, write_text_atomic
+from agentrig.run.diffs import diff_record
+from agentrig.run.evaluation import evaluate
+from agentrig.run.job import ProblemJob
+from agentrig.run.layout import CheckpointPaths, RunDirectory
+from agentrig.run.progress import EventSink, ProgressEvent
+from agentrig.run.records import CheckpointResultLine, CheckpointStatus, EvaluationRecord, ProblemRecord, Totals, utcnow
+from agentrig.run.signals import deferred_interrupts
+
+if TYPE_CHECKING:
+    from agentrig.agent import Agent, CheckpointInferenceResult
+    from agentrig.problem import Checkpoint, Problem
+    from agentrig.workspace import Snapshot, Workspace
+
+log = logging.getLogger(__name__)
+
+WORKSPACES_DIR = ".workspaces"
+
+
+class ProblemRunError(RuntimeError):
+    """The problem could not run at all (bad model, runtime, agent setup); one line."""
+
+
+def _one_line(exc: BaseException) -> str:
+    text = " ".join(str(exc).split())
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+
+
+def _status(result: CheckpointInferenceResult, evaluation: EvaluationRecord) -> CheckpointStatus:
+    if evaluation.error is not None:
+        return "error"
+    if evaluation.passed is None:
+        return "error" if result.had_error else "not_evaluated"
+    return "passed" if evaluation.passed else "failed"
+
+
+class _ProblemRun:
+    def __init__(self, job: ProblemJob, emit: EventSink) -> None:
+        from agentrig.run.problems import load_problem
+
+        self.job = job
+        self.emit = emit
+        self.problem: Problem = load_problem(job.problem_path)
+        self.run_dir = RunDirectory(Path(job.output_dir))
+        self.record = ProblemRecord(
+            name=self.problem.name,
+            path=str(self.problem.path),
+            checkpoints=[c.name for c in self.problem.checkpoints],
+        )
+        self.agent: Agent | None = None
+        self.session: Any = None
+        self.workspace: Workspace | None = None
+
+    # -- events ------------------------------------------------------------------
+
+    def event(self, kind: str, **fields: Any) -> None:
+        fields.setdefault("total", len(self.problem.checkpoints))
+        try:
+            self.emit(ProgressEvent(kind=kind, problem=self.problem.name, time=time.time(), **fields))  # type: ignore[arg-type]
+        except Exception:  # a broken display must never break a run
+            log.debug("progress sink failed", exc_info=True)
+
+    # -- the run -------------------------------------------------------------------
+
+    def run(self) -> ProblemRecord:
+        record = self.record
+        record.started = utcnow()
+        finished = {line.checkpoint: line for line in self.run_dir.results(self.problem.name)}
+        record.totals = Totals.of(list(finished.values()))
+        record.finished = len(finished)
+        todo = [i for i, c in enumerate(self.problem.checkpoints) if c.name not in finished]
+        if not todo:
+            record.status = "completed"
+            record.ended = utcnow()
+            self.run_dir.write_problem(record)
+            self.event("problem_end", status="completed", message="already finished")
+            return record
+        start = todo[0]
+        record.status = "running"
+        self.run_dir.write_problem(record)
+        self.event("problem_start", message=f"resuming at checkpoint {start + 1}" if finished else None)
+        try:
+            previous = self._prepare_workspace(start, finished)
+            self._open(sum(line.cost for line in finished.values()))
+            net_limit_hit = self._net_limit_reached()
+            for index in todo:
+                checkpoint = self.problem.checkpoints[index]
+                if net_limit_hit:
+                    self._skip(index, checkpoint)
+                    continue
+                previous, net_limit_hit = self._checkpoint(index, checkpoint, previous)
+            record.status = "completed"
+        except KeyboardInterrupt:
+            record.status = "interrupted"
+            record.error = "interrupted"
+            raise
+        except Exception as exc:
+            record.status = "failed"
+            record.error = _one_line(exc)
+            log.debug("problem %s failed", self.problem.name, exc_info=True)
+        finally:
+            with deferred_interrupts():
+                self._close()
+                record.ended = utcnow()
+                lines = self.run_dir.results(self.problem.name)
+                record.totals = Totals.of(lines)
+                record.finished = len(lines)
+                self.run_dir.write_problem(record)
+                self.event("problem_end", status=record.status, message=record.error)
+        return record
+
+    def _prepare_workspace(self, start: int, finished: dict[str, CheckpointResultLine]) -> Snapshot | None:
+        """Open the session on a fresh workspace: the problem's files, or the last finished snapshot."""
+        from agentrig.run.sessions import open_session
+        from agentrig.workspace import Snapshot, WorkspaceError
+
+        base = self.run_dir.root / WORKSPACES_DIR
+        stale_sessions = base.glob(f"agentrig-{self.problem.name}-*") if base.is_dir() else []
+        for stale in stale_sessions:
+            shutil.rmtree(stale, ignore_errors=True)  # left by a killed run: the snapshots are the truth
+        seed = self.problem.path / self.problem.workspace if self.problem.workspace else None
+        self.session = open_session(self.job.runtime, self.job.image, seed, self.problem.name, base)
+        self.workspace = self.session.workspace
+        previous: Snapshot | None = None
+        for checkpoint in reversed(self.problem.checkpoints[:start]):
+            snapshot_dir = self.run_dir.checkpoint(self.problem.name, checkpoint.name).snapshot
+            if finished.get(checkpoint.name) is not None and snapshot_dir.is_dir():
+                try:
+                    previous = self.session.restore(snapshot_dir)
+                except WorkspaceError as exc:
+                    raise ProblemRunError(f"cannot resume {self.problem.name}: {exc}") from None
+                break
+        if previous is None and seed is not None:
+            # diff.json of the first checkpoint compares with the problem's own files
+            previous = Snapshot(seed, _manifest_of(seed, self.workspace.ignore))
+        # an unfinished checkpoint is redone from scratch: drop its partial artifacts
+        for checkpoint in self.problem.checkpoints[start:]:
+            stale = self.run_dir.checkpoint(self.problem.name, checkpoint.name).root
+            if checkpoint.name not in finished and stale.exists():
+                shutil.rmtree(stale)
+        return previous
+
+    def _open(self, prior_cost: float) -> None:
+        from agentrig.agent import Agent
+        from agentrig.plugins import get_agent_config_cls
+        from agentrig.run.models import resolve
+
+        config_cls = get_agent_config_cls(self.job.agent_config["type"])
+        self.config = config_cls.model_validate(self.job.agent_config)
+        model, credential = resolve(self.job.model)
+        self.agent = Agent.from_config(
+            self.config, model, credential, self.problem.name, self.job.verbose, self.job.image
+        )
+        self.agent.prior_cost = prior_cost
+        self.agent.add_step_listener(self._on_step)
+        lifecycle.setup_agent(self.agent, self.session)
+
+    def _net_limit_reached(self) -> bool:
+        assert self.agent is not None
+        return self.agent.hit_net_rate_limit()
+
+    def _close(self) -> None:
+        agent, self.agent = self.agent, None
+        if agent is not None:
+            try:
+                lifecycle.cleanup_agent(agent)
+            except Exception as exc:
+                log.warning("%s: agent cleanup failed: %s", self.problem.name, _one_line(exc))
+        session, self.session = self.session, None
+        if session is not None:
+            try:
+                session.close()
+            except Exception as exc:
+                log.warning("%s: closing the session failed: %s", self.problem.name, _one_line(exc))
+        self.workspace = None
+
+    # -- one checkpoint ----------------------------------------------------------
+
+    def _on_step(self, step: Any) -> None:
+        append_line(self._trajectory, step.model_dump_json())
+        agent = self.agent
+        if agent is None:
+            return
+        kind = getattr(step, "kind", "")
+        message = getattr(step, "tool", None) if kind == "tool_use" else (kind if kind != "llm_call" else None)
+        if kind in ("llm_call", "tool_use") or self.job.verbose:
+            self.event(
+                "step",
+                checkpoint=self._current,
+                index=self._index,
+                steps=agent.usage.steps,
+                tokens=agent.usage.net_tokens.total,
+                cost=agent.usage.cost,
+                message=message,
+            )
+
+    def _checkpoint(self, index: int, checkpoint: Checkpoint, previous: Snapshot | None) -> tuple[Snapshot, bool]:
+        assert self.agent is not None and self.workspace is not None
+        agent = self.agent
+        paths: CheckpointPaths = self.run_dir.checkpoint(self.problem.name, checkpoint.name)
+        paths.root.mkdir(parents=True, exist_ok=True)
+        task = self.problem.prompt_text(checkpoint)
+        write_text_atomic(paths.prompt, task)
+        self._trajectory = paths.trajectory
+        truncate_torn_tail(paths.trajectory)
+        self._current, self._index = checkpoint.name, index
+        self.event("checkpoint_start", checkpoint=checkpoint.name, index=index)
+        started = utcnow()
+        clock = time.monotonic()
+
+        result = lifecycle.run_checkpoint(agent, checkpoint, task)
+        result.checkpoint_path = paths.root
+        result.snapshot_dir = paths.snapshot
+        result.artifacts_dir = paths.agent
+        write_model_atomic(paths.inference_result, result)
+
+        evaluation = evaluate(
+            self.session.runtime, self.workspace.path, self.problem, checkpoint, timeout=self.job.test_timeout
+        )
+        write_model_atomic(paths.evaluation, evaluation)
+
+        paths.agent.mkdir(exist_ok=True)
+        try:
+            agent.save_artifacts(paths.agent)
+        except Exception as exc:  # the checkpoint's other records are still worth keeping
+            write_text_atomic(paths.agent / "save_artifacts_error.txt", traceback.format_exc())
+            self.event("log", checkpoint=checkpoint.name, status="error", message=f"save_artifacts failed: {_one_line(exc)}")
+
+        snapshot = self.workspace.snapshot(paths.snapshot)
+        base = self.problem.checkpoints[index - 1].name if index and previous is not None else "initial"
+        write_model_atomic(paths.diff, diff_record(base, previous, snapshot))
+
+        status = _status(result, evaluation)
+        cost = result.usage.cost
+        line = CheckpointResultLine(
+            problem=self.problem.name,
+            checkpoint=checkpoint.name,
+            index=index,
+            status=status,
+            passed=evaluation.passed,
+            exit_code=evaluation.exit_code,
+            had_error=result.had_error,
+            stop_reason=result.stop_reason,
+            cost=cost,
+            cost_known=agent.pricing is not None,
+            prior_cost=result.prior_cost,
+            steps=result.usage.steps,
+            tokens=result.usage.net_tokens,
+            agent_elapsed=result.elapsed,
+            evaluation_elapsed=evaluation.elapsed,
+            elapsed=time.monotonic() - clock,
+            started=started,
+            completed=utcnow(),
+        )
+        self.run_dir.append_result(line)
+        self.record.finished += 1
+        self.record.totals.add(line)
+        self.run_dir.write_problem(self.record)
+        detail = result.stop_reason if result.stop_reason not in (None, "submitted", "no_tool_calls") else None
+        self.event(
+            "checkpoint_end",
+            checkpoint=checkpoint.name,
+            index=index,
+            status=status,
+            steps=line.steps,
+            tokens=line.tokens.total,
+            cost=cost,
+            message=detail,
+        )
+        net_limit_hit = result.stop_reason == "net_cost_limit" or agent.hit_net_rate_limit()
+        agent.finish_checkpoint(reset_context=self.config.reset_context)
+        return snapshot, net_limit_hit
+
+    def _skip(self, index: int, checkpoint: Checkpoint) -> None:
+        now = utcnow()
+        line = CheckpointResultLine(
+            problem=self.problem.name,
+            checkpoint=checkpoint.name,
+            index=index,
+            status="skipped",
+            stop_reason="net_cost_limit",
+            prior_cost=self.agent.prior_cost if self.agent is not None else 0.0,
+            started=now,
+            completed=now,
+        )
+        self.run_dir.append_result(line)
+        self.record.finished += 1
+        self.record.totals.add(line)
+        self.event("checkpoint_end", checkpoint=checkpoint.name, index=index, status="skipped", message="net cost limit reached")
+
+
+def _manifest_of(root: Path, ignore: tuple[str, ...]) -> Any:
+    """The manifest of the files under ``root`` as they are now (hashes only, no copy)."""
+    from agentrig.workspace import FileRecord, SnapshotManifest, hash_file, iter_files
+
+    records = []
+    for rel, path in iter_files(root, ignore):
+        if path.is_symlink():
+            import os
+
+            records.append(FileRecord(path=rel, kind="symlink", target=os.readlink(path), mode=0o777))
+        else:
+            info = path.stat()
+            records.append(FileRecord(path=rel, size=info.st_size, sha256=hash_file(path), mode=info.st_mode & 0o7777))
+    return SnapshotManifest(created=utcnow(), ignore=list(ignore), files=records, total_size=sum(r.size for r in records))
+
+
+def run_problem(job: ProblemJob, emit: EventSink) -> ProblemRecord:
+    """Run every unfinished checkpoint of ``job``'s problem; return its record.
+
+    A failure of the problem (model, runtime, agent setup, a crash) is recorded
+    in the returned record, not raised; ``KeyboardInterrupt`` (Ctrl-C, SIGTERM)
+    is raised after the agent is cleaned up and what exists is written.
+    """
+    return _ProblemRun(job, emit).run()

@@ -1,0 +1,126 @@
+"""``agentrig replay``: re-run one recorded checkpoint with its recorded model replies.
+
+The checkpoint runs in a fresh workspace (the problem's files, or the previous
+checkpoint's snapshot) with the agent of the run, its model replaced by a
+``ReplayModel`` over ``<checkpoint>/agent/replay.jsonl`` (agents that record
+their replies write them there); agents that replay on their own
+(``supports_replay``) get the checkpoint directory instead. The new test
+verdict is compared with the recorded one.
+"""
+
+from __future__ import annotations
+
+import tempfile
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict
+
+from agentrig import lifecycle
+from agentrig.run.evaluation import evaluate
+from agentrig.run.layout import RunDirectory, RunDirectoryError
+from agentrig.run.records import EvaluationRecord
+
+REPLAY_FILE = "replay.jsonl"
+
+
+class ReplayError(ValueError):
+    """The checkpoint cannot be replayed; the message says why (one line)."""
+
+
+class ReplayOutcome(BaseModel):
+    """What a replay found: the new and the recorded verdicts."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    problem: str
+    checkpoint: str
+    passed: bool | None
+    recorded_passed: bool | None
+    evaluation: EvaluationRecord
+    stop_reason: str | None = None
+    had_error: bool = False
+
+    @property
+    def matches(self) -> bool:
+        """Whether the replay's verdict equals the recorded one."""
+        return self.passed == self.recorded_passed
+
+
+def replay_checkpoint(checkpoint_dir: Path, *, keep: Path | None = None) -> ReplayOutcome:
+    """Replay ``RUN_DIR/PROBLEM/CHECKPOINT``; ``keep`` writes the replay's trajectory and verdict there."""
+    from agentrig.agent import Agent
+    from agentrig.plugins import get_agent_config_cls
+    from agentrig.run.atomic import append_line, write_model_atomic
+    from agentrig.run.models import resolve
+    from agentrig.run.problems import load_problem
+    from agentrig.run.sessions import open_session
+
+    checkpoint_dir = Path(checkpoint_dir)
+    if not checkpoint_dir.is_dir():
+        raise ReplayError(f"{checkpoint_dir}: no such checkpoint directory (expected RUN_DIR/PROBLEM/CHECKPOINT)")
+    run_dir = RunDirectory(checkpoint_dir.parent.parent)
+    try:
+        record = run_dir.read_run()
+    except RunDirectoryError as exc:
+        raise ReplayError(f"{checkpoint_dir} is not inside a run directory: {exc}") from None
+    problem_name, checkpoint_name = checkpoint_dir.parent.name, checkpoint_dir.name
+    problem_record = record.problems.get(problem_name)
+    if problem_record is None:
+        raise ReplayError(f"{run_dir.run_file}: the run has no problem '{problem_name}'")
+    problem = load_problem(problem_record.path)
+    names = [c.name for c in problem.checkpoints]
+    if checkpoint_name not in names:
+        raise ReplayError(f"problem '{problem_name}' ({problem.path}) has no checkpoint '{checkpoint_name}'")
+    index = names.index(checkpoint_name)
+    checkpoint = problem.checkpoints[index]
+    paths = run_dir.checkpoint(problem_name, checkpoint_name)
+    try:
+        recorded = EvaluationRecord.model_validate_json(paths.evaluation.read_bytes())
+    except (FileNotFoundError, ValueError):
+        raise ReplayError(f"{paths.evaluation}: missing or invalid: the checkpoint did not finish") from None
+
+    identity = record.identity
+    config = get_agent_config_cls(identity.agent.type).model_validate(identity.agent.config)
+    replies = paths.agent / REPLAY_FILE
+    model, credential = resolve(f"replay/{replies}") if replies.is_file() else resolve(identity.model.id)
+    agent = Agent.from_config(config, model, credential, problem_name, False, identity.runtime.image)
+    if not replies.is_file() and not agent.supports_replay():
+        raise ReplayError(
+            f"{replies}: no recorded model replies, and agent '{identity.agent.type}' cannot replay on its own"
+        )
+    seed = problem.path / problem.workspace if problem.workspace else None
+    with tempfile.TemporaryDirectory(prefix="agentrig-replay-") as scratch:
+        session = open_session(identity.runtime.name, identity.runtime.image, seed, problem_name, Path(scratch))
+        try:
+            if index > 0:
+                before = run_dir.checkpoint(problem_name, names[index - 1]).snapshot
+                if not before.is_dir():
+                    raise ReplayError(f"{before}: the previous checkpoint's snapshot is missing")
+                session.restore(before)
+            out = keep
+            if out is not None:
+                out.mkdir(parents=True, exist_ok=True)
+                agent.add_step_listener(lambda step: append_line(out / "trajectory.jsonl", step.model_dump_json()))
+            lifecycle.setup_agent(agent, session)
+            try:
+                if replies.is_file():
+                    result = lifecycle.run_checkpoint(agent, checkpoint, problem.prompt_text(checkpoint))
+                else:
+                    result = agent.run_replay(checkpoint_dir)
+            finally:
+                lifecycle.cleanup_agent(agent)
+            evaluation = evaluate(session.runtime, session.workspace.path, problem, checkpoint)
+            if out is not None:
+                write_model_atomic(out / "inference_result.json", result)
+                write_model_atomic(out / "evaluation.json", evaluation)
+        finally:
+            session.close()
+    return ReplayOutcome(
+        problem=problem_name,
+        checkpoint=checkpoint_name,
+        passed=evaluation.passed,
+        recorded_passed=recorded.passed,
+        evaluation=evaluation,
+        stop_reason=result.stop_reason,
+        had_error=result.had_error,
+    )

@@ -1,0 +1,194 @@
+"""The dispatcher of ``agentrig run``: checks every input, owns ``run.json``, hands problems to an executor.
+
+Everything that can be wrong with the inputs (problems, agent, config,
+model, output directory) is found here, before any agent starts.
+"""
+
+from __future__ import annotations
+
+import platform
+import time
+import uuid
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from agentrig.run.evaluation import DEFAULT_TEST_TIMEOUT
+from agentrig.run.executors import Executor, make_executor
+from agentrig.run.job import ProblemJob
+from agentrig.run.layout import RunDirectory
+from agentrig.run.progress import EventSink
+from agentrig.run.records import (
+    AgentRecord,
+    ModelRecord,
+    ProblemRecord,
+    RunIdentity,
+    RunRecord,
+    RuntimeRecord,
+    Totals,
+    utcnow,
+)
+
+
+class RunRequest(BaseModel):
+    """What ``agentrig run`` was asked to do, after argument parsing."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    problems: list[Path]
+    agent_config: dict[str, Any]
+    model: str
+    runtime: str = "local"
+    image: str | None = None
+    output: Path | None = None
+    resume: bool = False
+    jobs: int = Field(default=1, ge=1)
+    verbose: bool = False
+    test_timeout: float = DEFAULT_TEST_TIMEOUT
+
+
+def default_output(now: datetime | None = None) -> Path:
+    """``runs/<timestamp>`` in the current directory."""
+    now = now or datetime.now()
+    return Path("runs") / now.strftime("%Y%m%d-%H%M%S")
+
+
+def package_versions(agent_distribution: str | None) -> dict[str, str]:
+    """Versions worth recording: agentrig, the agent's distribution, Python."""
+    from importlib import metadata
+
+    from agentrig import __version__
+
+    versions = {"agentrig": __version__, "python": platform.python_version()}
+    if agent_distribution:
+        try:
+            versions[agent_distribution] = metadata.version(agent_distribution)
+        except metadata.PackageNotFoundError:
+            pass
+    return versions
+
+
+class PreparedRun(BaseModel):
+    """A run whose inputs are checked and whose directory is claimed."""
+
+    model_config = ConfigDict(arbitrary_types_allowed=True)
+
+    request: RunRequest
+    directory: Path
+    record: RunRecord
+    jobs: list[ProblemJob]
+
+
+def prepare(request: RunRequest, identity: RunIdentity, agent_distribution: str | None) -> tuple[PreparedRun, int]:
+    """Check the output directory, write the initial ``run.json``; returns the run and the lock fd."""
+    from agentrig.run.problems import load_problems
+
+    problems = load_problems(list(request.problems))
+    output = request.output or default_output()
+    directory = RunDirectory(output)
+    previous = directory.claim(identity, resume=request.resume)
+    lock = directory.lock()
+    if previous is not None:
+        record = previous
+        record.resumed.append(utcnow())
+        record.status = "running"
+        record.ended = None
+        record.jobs = request.jobs
+    else:
+        record = RunRecord(
+            run_id=uuid.uuid4().hex,
+            identity=identity,
+            versions=package_versions(agent_distribution),
+            jobs=request.jobs,
+        )
+    for problem in problems:
+        existing = record.problems.get(problem.name)
+        if existing is None or existing.status != "completed":
+            record.problems[problem.name] = ProblemRecord(
+                name=problem.name,
+                path=str(problem.path),
+                checkpoints=[c.name for c in problem.checkpoints],
+                status="pending",
+                totals=existing.totals if existing else Totals(),
+                finished=existing.finished if existing else 0,
+            )
+    directory.write_run(record)
+    jobs = [
+        ProblemJob(
+            problem_path=str(problem.path),
+            problem_name=problem.name,
+            agent_config=request.agent_config,
+            model=request.model,
+            runtime=request.runtime,
+            image=request.image,
+            output_dir=str(directory.root.resolve()),
+            verbose=request.verbose,
+            test_timeout=request.test_timeout,
+        )
+        for problem in problems
+    ]
+    return PreparedRun(request=request, directory=directory.root, record=record, jobs=jobs), lock
+
+
+def execute(prepared: PreparedRun, emit: EventSink, tick: Any = None, executor: Executor | None = None) -> RunRecord:
+    """Run every job; ``run.json`` is rewritten whenever a problem finishes and at the end.
+
+    ``KeyboardInterrupt`` (Ctrl-C, SIGTERM) is re-raised after the record says ``interrupted``.
+    """
+    directory = RunDirectory(prepared.directory)
+    record = prepared.record
+    executor = executor or make_executor(prepared.request.jobs)
+    clock = time.monotonic()
+    started_elapsed = record.elapsed
+
+    def refresh_totals() -> None:
+        lines = directory.results()
+        record.totals = Totals.of(lines)
+        for name, problem in record.problems.items():
+            mine = [line for line in lines if line.problem == name]
+            problem.totals = Totals.of(mine)
+            problem.finished = len(mine)
+        record.elapsed = started_elapsed + (time.monotonic() - clock)
+
+    def done(job: ProblemJob, problem: ProblemRecord) -> None:
+        existing = record.problems.get(job.problem_name)
+        if existing is not None and problem.checkpoints == [] and existing.checkpoints:
+            problem.checkpoints = existing.checkpoints
+        record.problems[job.problem_name] = problem
+        refresh_totals()
+        directory.write_run(record)
+
+    def mark_running(event: Any) -> None:
+        problem = record.problems.get(event.problem)
+        if event.kind == "problem_start" and problem is not None and problem.status == "pending":
+            problem.status = "running"
+            problem.started = utcnow()
+            directory.write_run(record)
+        emit(event)
+
+    try:
+        executor.run(prepared.jobs, mark_running, done, tick or (lambda: None))
+    except KeyboardInterrupt:
+        for problem in record.problems.values():
+            if problem.status in ("pending", "running"):
+                on_disk = directory.read_problem(problem.name)
+                problem.status = "interrupted"
+                if on_disk is not None:
+                    problem.started = on_disk.started
+                problem.ended = utcnow()
+        record.status = "interrupted"
+        record.ended = utcnow()
+        refresh_totals()
+        directory.write_run(record)
+        raise
+    failed = any(p.status != "completed" for p in record.problems.values())
+    record.status = "failed" if failed else "completed"
+    record.ended = utcnow()
+    refresh_totals()
+    directory.write_run(record)
+    return record
+
+
+__all__ = ["RunRequest", "PreparedRun", "prepare", "execute", "default_output", "package_versions", "AgentRecord", "ModelRecord", "RuntimeRecord"]
