@@ -20,7 +20,10 @@ Command = str | Sequence[str]
 class RuntimeResult(BaseModel):
     """How a process ended. ``exit_code`` is ``None`` when it was killed before it
     reported one; ``timed_out`` says a wall or idle timeout killed it
-    (``timeout_kind`` says which)."""
+    (``timeout_kind`` says which); ``killed`` that it was killed (timeout or
+    :meth:`RuntimeProcess.kill`). ``output_truncated``: ``stdout``/``stderr``
+    keep only the end of an output larger than the runtime's limit (the
+    streamed events carry all of it)."""
 
     model_config = ConfigDict(extra="forbid")
 
@@ -31,6 +34,7 @@ class RuntimeResult(BaseModel):
     timed_out: bool = False
     timeout_kind: Literal["wall", "idle"] | None = None
     killed: bool = False
+    output_truncated: bool = False
 
 
 class RuntimeEvent(BaseModel):
@@ -109,6 +113,7 @@ class Runtime(ABC):
         finally:
             if process.poll() is None:
                 process.kill()
+                process.wait()  # the tree is dead and the result known when this returns
 
     def exec(
         self,

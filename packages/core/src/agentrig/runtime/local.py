@@ -1,0 +1,227 @@
+"""The ``local`` runtime: subprocesses on this machine, in the workspace directory.
+
+Each command runs in its own session (process group), with standard input
+closed unless given, in a minimal environment: a few variables inherited
+from the host (``PATH``, locale, ...), the session's isolated ``HOME`` and
+what the session and the call add. Nothing else of the host's environment
+(API keys included) reaches the command.
+"""
+
+from __future__ import annotations
+
+import os
+import selectors
+import subprocess
+import threading
+import uuid
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from agentrig.runtime.commands import merge_env, to_argv
+from agentrig.runtime.errors import parse_options
+from agentrig.runtime.interface import Command, Runtime, RuntimeProcess
+from agentrig.runtime.process import DEFAULT_MAX_OUTPUT, Chunks, FinishedProcess, ProcessSet, SupervisedProcess
+from agentrig.runtime.proctree import kill_marked, kill_tree
+
+#: Set in every command's environment to find its processes at cleanup.
+MARKER_ENV = "AGENTRIG_RUNTIME_ID"
+
+#: Host variables a command inherits unless the config says otherwise.
+DEFAULT_INHERIT = ("PATH", "LANG", "LC_ALL", "LC_CTYPE", "TZ", "TERM", "USER", "LOGNAME", "SHELL", "TMPDIR")
+
+
+class LocalRuntimeConfig(BaseModel):
+    """Options of the ``local`` runtime."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    inherit_env: list[str] = Field(
+        default_factory=lambda: list(DEFAULT_INHERIT),
+        description="Host environment variables passed through to commands (others are not).",
+    )
+    max_output: int = Field(default=DEFAULT_MAX_OUTPUT, gt=0, description="Characters of each stream kept in a result.")
+
+
+class LocalProcess(SupervisedProcess):
+    """A subprocess supervised by a monitor thread."""
+
+    def __init__(
+        self,
+        argv: list[str],
+        *,
+        cwd: Path,
+        env: Mapping[str, str],
+        stdin: bytes | None,
+        timeout: float | None,
+        idle_timeout: float | None,
+        max_output: int,
+    ) -> None:
+        """Start ``argv``; raises ``OSError`` when it cannot be executed."""
+        super().__init__(timeout=timeout, idle_timeout=idle_timeout, max_output=max_output)
+        self.popen = subprocess.Popen(
+            argv,
+            cwd=cwd,
+            env=dict(env),
+            stdin=subprocess.DEVNULL if stdin is None else subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            start_new_session=True,  # its own process group: one signal reaches the whole tree
+            close_fds=True,
+        )
+        self.pid = self.popen.pid
+        self._selector = selectors.DefaultSelector()
+        assert self.popen.stdout is not None and self.popen.stderr is not None
+        self._selector.register(self.popen.stdout.fileno(), selectors.EVENT_READ, "stdout")
+        self._selector.register(self.popen.stderr.fileno(), selectors.EVENT_READ, "stderr")
+        if stdin is not None:
+            # a writer thread: a process that does not read its input must not block us
+            threading.Thread(target=self._feed, args=(stdin,), name="agentrig-stdin", daemon=True).start()
+        self._begin(f"agentrig-local-{self.pid}")
+
+    def _feed(self, data: bytes) -> None:
+        assert self.popen.stdin is not None
+        try:
+            self.popen.stdin.write(data)
+        except (BrokenPipeError, OSError, ValueError):
+            pass
+        finally:
+            try:
+                self.popen.stdin.close()
+            except (BrokenPipeError, OSError):
+                pass
+
+    def _read(self, timeout: float | None) -> Chunks | None:
+        if not self._selector.get_map():
+            return None
+        chunks: Chunks = []
+        for key, _ in self._selector.select(timeout):
+            data = os.read(key.fd, 65536)
+            if data:
+                chunks.append((key.data, data))
+            else:
+                self._selector.unregister(key.fd)
+        if not chunks and not self._selector.get_map():
+            return None
+        return chunks
+
+    def _main_exited(self) -> bool:
+        return self.popen.poll() is not None
+
+    def _kill_tree(self) -> None:
+        kill_tree(self.pid)
+
+    def _exit_code(self) -> int | None:
+        try:
+            code = self.popen.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            kill_tree(self.pid)
+            code = self.popen.wait()
+        # a signal death reads like a shell reports it (SIGKILL -> 137), as in a container
+        return 128 - code if code < 0 else code
+
+    def _close(self) -> None:
+        self._selector.close()
+        for pipe in (self.popen.stdout, self.popen.stderr):
+            if pipe is not None:
+                pipe.close()
+
+
+class LocalRuntime(Runtime):
+    """Commands run as subprocesses of this process, in the workspace directory."""
+
+    name = "local"
+
+    def __init__(
+        self,
+        workspace: Path,
+        *,
+        home: Path | None = None,
+        env: Mapping[str, str] | None = None,
+        config: LocalRuntimeConfig | Mapping[str, Any] | None = None,
+    ) -> None:
+        """A runtime working in ``workspace``, with ``home`` as ``HOME`` and ``env`` added to every command."""
+        from agentrig.workspace import WorkspaceError
+
+        workspace = Path(workspace)
+        if not workspace.is_dir():
+            raise WorkspaceError(f"workspace '{workspace}' is not an existing directory")
+        if home is not None and not Path(home).is_dir():
+            raise WorkspaceError(f"home directory '{home}' is not an existing directory")
+        self.config = parse_options(LocalRuntimeConfig, config, self.name)
+        self.workspace = workspace.resolve()
+        self._home = Path(home).resolve() if home is not None else None
+        base = {name: os.environ[name] for name in self.config.inherit_env if name in os.environ}
+        if self._home is not None:
+            base["HOME"] = str(self._home)
+        base.setdefault("PATH", os.defpath)
+        self._env = merge_env(base, env)
+        # every command inherits this marker, so background processes that left
+        # their command's process group are still found and killed at cleanup
+        self._marker = uuid.uuid4().hex
+        self._env[MARKER_ENV] = self._marker
+        self._processes = ProcessSet()
+        self._closed = False
+
+    @property
+    def workdir(self) -> str:
+        """The workspace directory on this machine."""
+        return str(self.workspace)
+
+    @property
+    def home(self) -> str | None:
+        """``HOME`` as commands see it."""
+        return str(self._home) if self._home is not None else None
+
+    @property
+    def environment(self) -> dict[str, str]:
+        """The base environment every command gets (before a call's own ``env``)."""
+        return dict(self._env)
+
+    def start(
+        self,
+        command: Command,
+        *,
+        env: Mapping[str, str] | None = None,
+        timeout: float | None = None,
+        idle_timeout: float | None = None,
+        stdin: str | bytes | None = None,
+        cwd: str | None = None,
+    ) -> RuntimeProcess:
+        """Start ``command`` (str: through ``sh -c``; list: no shell) in the workspace."""
+        if self._closed:
+            raise RuntimeError("runtime has been cleaned up")
+        argv = to_argv(command)
+        full_env = merge_env(self._env, env)
+        directory = self.workspace if cwd is None else (self.workspace / cwd)
+        data = stdin.encode("utf-8") if isinstance(stdin, str) else stdin
+        try:
+            process = LocalProcess(
+                argv,
+                cwd=directory,
+                env=full_env,
+                stdin=data,
+                timeout=timeout,
+                idle_timeout=idle_timeout,
+                max_output=self.config.max_output,
+            )
+        except FileNotFoundError as exc:
+            if not directory.is_dir():
+                return FinishedProcess(126, f"agentrig: working directory '{directory}' does not exist\n")
+            return FinishedProcess(127, f"agentrig: command not found: {argv[0]} ({exc.strerror})\n")
+        except PermissionError:
+            return FinishedProcess(126, f"agentrig: permission denied: {argv[0]}\n")
+        self._processes.add(process)
+        return process
+
+    def kill(self) -> None:
+        """Kill every running command, and the background processes commands left behind."""
+        self._processes.kill_all()
+        kill_marked(MARKER_ENV, self._marker)
+
+    def cleanup(self) -> None:
+        """Kill everything this runtime started; idempotent."""
+        self.kill()
+        self._closed = True

@@ -1,0 +1,103 @@
+"""Killing a whole process tree on Linux (``/proc``), grandchildren included.
+
+A process group catches most of a tree; a descendant that called ``setsid``
+leaves the group, so descendants are also found through their parent links
+before anything is killed (a killed parent's children are re-parented and
+lose that link).
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+
+
+def _parents() -> dict[int, int]:
+    """Map of pid -> parent pid for every visible process."""
+    parents: dict[int, int] = {}
+    try:
+        names = os.listdir("/proc")
+    except OSError:
+        return parents
+    for name in names:
+        if not name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{name}/stat", "rb") as handle:
+                data = handle.read()
+        except OSError:
+            continue
+        # the command name (field 2) may hold spaces and parentheses: split after the last ')'
+        fields = data[data.rfind(b")") + 2 :].split()
+        if len(fields) > 1:
+            parents[int(name)] = int(fields[1])
+    return parents
+
+
+def descendants(pid: int) -> list[int]:
+    """Every live descendant of ``pid`` (not ``pid`` itself), parents before children."""
+    children: dict[int, list[int]] = {}
+    for child, parent in _parents().items():
+        children.setdefault(parent, []).append(child)
+    found: list[int] = []
+    queue = [pid]
+    while queue:
+        current = queue.pop(0)
+        for child in children.get(current, []):
+            found.append(child)
+            queue.append(child)
+    return found
+
+
+def kill_tree(pid: int, *, group: bool = True, sig: int = signal.SIGKILL) -> None:
+    """Send ``sig`` to ``pid``, its process group (when it leads one) and all its descendants.
+
+    Raises ``PermissionError`` when the processes belong to someone else;
+    processes that are already gone are ignored.
+    """
+    tree = descendants(pid)
+    if group:
+        try:
+            os.killpg(pid, sig)
+        except ProcessLookupError:
+            pass
+    for target in [pid, *tree]:
+        try:
+            os.kill(target, sig)
+        except ProcessLookupError:
+            pass
+
+
+def marked_processes(name: str, value: str) -> list[int]:
+    """Pids of the processes whose environment holds ``name=value`` (children inherit it,
+    so this finds a command's background processes even after they left its group)."""
+    needle = f"{name}={value}".encode()
+    found: list[int] = []
+    me = os.getpid()
+    try:
+        names = os.listdir("/proc")
+    except OSError:
+        return found
+    for entry in names:
+        if not entry.isdigit() or int(entry) == me:
+            continue
+        try:
+            with open(f"/proc/{entry}/environ", "rb") as handle:
+                environ = handle.read()
+        except OSError:
+            continue
+        if needle in environ.split(b"\0"):
+            found.append(int(entry))
+    return found
+
+
+def kill_marked(name: str, value: str, sig: int = signal.SIGKILL) -> int:
+    """Send ``sig`` to every process marked ``name=value``; returns how many were signalled."""
+    count = 0
+    for pid in marked_processes(name, value):
+        try:
+            os.kill(pid, sig)
+            count += 1
+        except (ProcessLookupError, PermissionError):
+            pass
+    return count

@@ -1,0 +1,68 @@
+"""Finding a runtime by name through the ``agentrig_runtimes`` hook and building it.
+
+A runtime factory (the import path in a ``RuntimeSpec``) is called as
+``factory(workspace, home=..., env=..., config=options)``: ``workspace`` is
+the host directory, ``home`` the session's isolated home directory on the
+host, ``env`` the session's environment, and ``options`` the runtime's own
+settings (``-c runtime.*``, ``--image``), validated by the runtime.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from agentrig.runtime.interface import Runtime
+
+if TYPE_CHECKING:
+    from agentrig.plugins import PluginRegistry
+
+
+class UnknownRuntimeError(LookupError):
+    """No installed plugin declares the requested runtime."""
+
+    def __init__(self, name: str, available: list[str]) -> None:
+        """Name the runtime, the installed ones and the closest match."""
+        close = difflib.get_close_matches(name, available, n=1)
+        hint = f"; did you mean '{close[0]}'?" if close else ""
+        super().__init__(f"unknown runtime '{name}' (installed: {', '.join(available) or 'none'}){hint}")
+        self.name = name
+        self.available = available
+
+
+def available_runtimes(registry: PluginRegistry | None = None) -> list[str]:
+    """Names of the installed runtimes, sorted."""
+    from agentrig.plugins import get_registry
+
+    return sorted((registry or get_registry()).runtime_specs())
+
+
+def get_runtime_factory(name: str, registry: PluginRegistry | None = None) -> Any:
+    """The factory (usually a ``Runtime`` subclass) of runtime ``name``."""
+    from agentrig.plugins import get_registry
+    from agentrig.specs import import_object
+
+    specs = (registry or get_registry()).runtime_specs()
+    spec = specs.get(name)
+    if spec is None:
+        raise UnknownRuntimeError(name, sorted(specs))
+    return import_object(spec.runtime)
+
+
+def create_runtime(
+    name: str,
+    workspace: Path,
+    *,
+    home: Path | None = None,
+    env: Mapping[str, str] | None = None,
+    options: Mapping[str, Any] | None = None,
+    registry: PluginRegistry | None = None,
+) -> Runtime:
+    """Build runtime ``name`` for ``workspace``; raises :class:`UnknownRuntimeError` for an unknown name."""
+    factory = get_runtime_factory(name, registry)
+    runtime = factory(Path(workspace), home=home, env=dict(env or {}), config=dict(options or {}))
+    if not isinstance(runtime, Runtime):
+        raise TypeError(f"runtime '{name}' factory returned {type(runtime).__name__}, not a Runtime")
+    return runtime

@@ -1,0 +1,189 @@
+"""One suite for every runtime: the behaviour agents rely on, checked on the real thing.
+
+Each test runs on the ``local`` runtime and on the ``docker`` runtime (a real
+engine, the busybox test image); commands stick to what both a host and a
+busybox image offer.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from agentrig.runtime.interface import Runtime, RuntimeEvent
+from agentrig.session import Session
+
+# A process counts as alive unless /proc says it is gone or a zombie.
+ALIVE = 'for p in $(cat {file}); do if [ -e /proc/$p ] && ! grep -q ") Z " /proc/$p/stat; then echo alive; else echo dead; fi; done'
+
+
+@pytest.fixture(params=["local"])
+def session(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Session]:
+    options: dict[str, object] = {}
+    if request.param == "docker":
+        options["image"] = request.getfixturevalue("docker_test_image")
+    with Session.create(runtime=request.param, base_dir=tmp_path, runtime_options=options, env={"SESSION_VAR": "s"}) as s:
+        yield s
+
+
+@pytest.fixture
+def runtime(session: Session) -> Runtime:
+    return session.runtime
+
+
+def collect(events: Iterator[RuntimeEvent]) -> list[RuntimeEvent]:
+    return list(events)
+
+
+def test_exit_codes_and_output(runtime: Runtime) -> None:
+    result = runtime.exec("echo out; echo err >&2; exit 3")
+    assert (result.exit_code, result.stdout, result.stderr) == (3, "out\n", "err\n")
+    assert not result.timed_out and not result.killed
+    assert runtime.exec(["sh", "-c", "exit 255"]).exit_code == 255
+    assert runtime.exec("true").exit_code == 0
+
+
+def test_streaming_keeps_order_and_arrives_as_it_happens(runtime: Runtime) -> None:
+    command = "for i in 1 2 3; do echo o$i; echo e$i >&2; sleep 0.15; done"
+    seen: list[tuple[str, str, float]] = []
+    start = time.monotonic()
+    for event in runtime.stream(command):
+        seen.append((event.kind, event.text, time.monotonic() - start))
+    texts = [(kind, text) for kind, text, _ in seen if kind != "finished"]
+    assert [t for k, t in texts if k == "stdout"] == ["o1\n", "o2\n", "o3\n"]
+    assert [t for k, t in texts if k == "stderr"] == ["e1\n", "e2\n", "e3\n"]
+    first_o1 = next(t for k, text, t in seen if text == "o1\n")
+    assert first_o1 < seen[-1][2] - 0.2, "o1 was streamed before the command ended"
+    assert seen[-1][0] == "finished" and seen[-1][1] == ""
+    assert [text for kind, text, _ in seen if kind in ("stdout", "stderr")][:2] == ["o1\n", "e1\n"]
+
+
+def test_list_commands_reach_no_shell(runtime: Runtime) -> None:
+    evil = "$(touch pwned); `touch pwned2`; touch pwned3"
+    result = runtime.exec(["echo", evil])
+    assert result.stdout == evil + "\n"
+    assert runtime.exec("ls pwned pwned2 pwned3").exit_code != 0
+
+
+def test_missing_executable_is_127(runtime: Runtime) -> None:
+    result = runtime.exec(["no-such-program-xyz"])
+    assert result.exit_code == 127
+    assert runtime.exec("no-such-program-xyz").exit_code == 127
+
+
+def test_cwd_and_workdir(runtime: Runtime, session: Session) -> None:
+    (session.workspace.path / "sub").mkdir()
+    assert runtime.exec("pwd").stdout.strip() == runtime.workdir
+    assert runtime.exec("pwd", cwd="sub").stdout.strip() == runtime.workdir + "/sub"
+
+
+def test_wall_timeout_kills_the_whole_tree(runtime: Runtime) -> None:
+    command = "sleep 60 & echo $! > pids; setsid sleep 60 & echo $! >> pids; sleep 60"
+    result = runtime.exec(command, timeout=1.0)
+    assert result.timed_out and result.timeout_kind == "wall" and result.killed
+    assert result.exit_code is None
+    assert result.elapsed < 10
+    assert runtime.exec(ALIVE.format(file="pids")).stdout.split() == ["dead", "dead"]
+
+
+def test_idle_timeout_kills_a_silent_process(runtime: Runtime) -> None:
+    result = runtime.exec("echo start; sleep 60 & echo $! > pids; sleep 60", idle_timeout=0.8)
+    assert result.timed_out and result.timeout_kind == "idle"
+    assert result.stdout == "start\n"
+    assert runtime.exec(ALIVE.format(file="pids")).stdout.split() == ["dead"]
+
+
+def test_idle_timeout_spares_a_chatty_process(runtime: Runtime) -> None:
+    result = runtime.exec("for i in 1 2 3 4 5 6; do echo $i; sleep 0.2; done", idle_timeout=0.8)
+    assert not result.timed_out and result.exit_code == 0
+    assert result.stdout.split() == ["1", "2", "3", "4", "5", "6"]
+
+
+def test_huge_output_on_both_streams(runtime: Runtime) -> None:
+    size = 3_000_000
+    command = f"(yes o | head -c {size}) & (yes e | head -c {size} >&2); wait"
+    events = collect(runtime.stream(command))
+    out = "".join(e.text for e in events if e.kind == "stdout")
+    err = "".join(e.text for e in events if e.kind == "stderr")
+    assert len(out) == size and len(err) == size
+    assert set(out) == {"o", "\n"} and set(err) == {"e", "\n"}
+    result = events[-1].result
+    assert result is not None and result.stdout == out and not result.output_truncated
+
+
+def test_split_utf8_is_decoded_whole(runtime: Runtime) -> None:
+    # the euro sign's three bytes arrive in two writes, 0.3 s apart
+    events = collect(runtime.stream("printf '\\342\\202'; sleep 0.3; printf '\\254 ok\\n'"))
+    text = "".join(e.text for e in events if e.kind == "stdout")
+    assert text == "€ ok\n"
+    assert "\ufffd" not in text
+
+
+def test_invalid_utf8_is_replaced_not_fatal(runtime: Runtime) -> None:
+    result = runtime.exec("printf 'a\\377b\\n'")
+    assert result.stdout == "a\ufffdb\n"
+
+
+def test_environment_is_isolated(runtime: Runtime, session: Session, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("AGENTRIG_HOST_SECRET", "leaked")
+    env_text = runtime.exec("env").stdout
+    assert "AGENTRIG_HOST_SECRET" not in env_text
+    assert "SESSION_VAR=s" in env_text
+    assert runtime.exec('echo "$CALL_VAR"', env={"CALL_VAR": "c"}).stdout == "c\n"
+    assert runtime.exec('echo "[$CALL_VAR]"').stdout == "[]\n", "a call's env does not persist"
+    home = runtime.exec('echo "$HOME"').stdout.strip()
+    assert home == runtime.home
+    assert runtime.exec("touch ~/.config-file && ls -a ~").stdout.split().count(".config-file") == 1
+    assert (session.home / ".config-file").exists()
+
+
+def test_stdin_is_closed_unless_given(runtime: Runtime) -> None:
+    result = runtime.exec("cat; echo end", timeout=10)
+    assert (result.stdout, result.timed_out) == ("end\n", False)
+    assert runtime.exec(["cat"], stdin="line1\nline2\n").stdout == "line1\nline2\n"
+
+
+def test_kill_from_another_thread(runtime: Runtime) -> None:
+    process = runtime.start("echo started; sleep 60")
+    first = next(iter(process.events()))
+    assert first.text == "started\n"
+    threading.Timer(0.2, process.kill).start()
+    result = process.wait()
+    assert result.killed and not result.timed_out and result.exit_code is None
+    assert process.poll() == result
+
+
+def test_closing_a_stream_early_kills_the_process(runtime: Runtime) -> None:
+    stream = runtime.stream("echo one; sleep 0.1; echo pid-$$; sleep 60")
+    for event in stream:
+        if event.text.startswith("one"):
+            break
+    stream.close()
+    assert runtime.poll() is not None and runtime.poll().killed  # type: ignore[union-attr]
+
+
+def test_concurrent_commands(runtime: Runtime) -> None:
+    results: dict[int, str] = {}
+
+    def work(i: int) -> None:
+        results[i] = runtime.exec(f"sleep 0.3; echo {i}").stdout
+
+    threads = [threading.Thread(target=work, args=(i,)) for i in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert results == {i: f"{i}\n" for i in range(4)}
+
+
+def test_cleanup_kills_background_processes(session: Session) -> None:
+    runtime = session.runtime
+    result = runtime.exec("setsid sleep 60 > /dev/null 2>&1 & echo $! > pids")
+    assert result.exit_code == 0
+    pids = (session.workspace.path / "pids").read_text().split()
+    runtime.kill()
+    assert runtime.exec(ALIVE.format(file="pids")).stdout.split() == ["dead"] * len(pids)
