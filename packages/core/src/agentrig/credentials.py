@@ -1,8 +1,36 @@
-"""A resolved secret for talking to a model provider."""
+"""Secrets for talking to model providers: where they come from, and keeping
+them out of everything else.
+
+Resolution order for a provider (first match wins):
+
+1. ``key_file`` given by the caller (a config's ``api_key_file``): the file's
+   contents.
+2. The provider's environment variables: ``ANTHROPIC_API_KEY`` then
+   ``ANTHROPIC_AUTH_TOKEN`` for ``anthropic``; ``OPENAI_API_KEY`` for
+   ``openai``; ``<PROVIDER>_API_KEY`` for any other provider (``vllm`` ->
+   ``VLLM_API_KEY``).
+3. ``<VAR>_FILE`` for each of those variables (``ANTHROPIC_API_KEY_FILE``,
+   the container-secrets convention): the named file's contents.
+4. ``$XDG_CONFIG_HOME/agentrig/credentials/<provider>`` (default
+   ``~/.config/agentrig/credentials/<provider>``): the file's contents.
+
+Empty variables and blank files count as unset. ``replay`` needs none.
+"""
 
 from __future__ import annotations
 
+import os
+import re
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+
 from pydantic import BaseModel, ConfigDict, SecretStr
+
+_REDACTED = "[REDACTED]"
+_MIN_SECRET = 4  # shorter "secrets" (placeholders) would redact ordinary words
+
+#: Providers that need no credential.
+NO_CREDENTIAL_PROVIDERS = frozenset({"replay"})
 
 
 class ProviderCredential(BaseModel):
@@ -26,5 +54,125 @@ class ProviderCredential(BaseModel):
         """The secret itself: hand it to an SDK or a child's environment only."""
         return self.value.get_secret_value()
 
+    @property
+    def is_bearer_token(self) -> bool:
+        """Whether this is an OAuth-style token (``ANTHROPIC_AUTH_TOKEN``) rather than an API key."""
+        return self.env_var.endswith("_AUTH_TOKEN")
+
+    def child_env(self) -> dict[str, str]:
+        """``{env_var: secret}`` for a child process's environment (never its argv)."""
+        return {self.env_var: self.secret()}
+
     def __str__(self) -> str:
         return f"<credential for {self.provider} from {self.source}>"
+
+
+class CredentialError(LookupError):
+    """A credential is missing or unreadable. The message is one line naming
+    what to set, never containing a secret."""
+
+    def __init__(self, message: str, *, provider: str, env_vars: tuple[str, ...] = ()) -> None:
+        super().__init__(message)
+        self.provider = provider
+        self.env_vars = env_vars
+
+
+def env_vars_for(provider: str) -> tuple[str, ...]:
+    """The environment variables holding ``provider``'s secret, in lookup order."""
+    if provider == "anthropic":
+        return ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN")
+    if provider == "openai":
+        return ("OPENAI_API_KEY",)
+    return (re.sub(r"[^A-Za-z0-9]", "_", provider).upper() + "_API_KEY",)
+
+
+def credentials_dir(environ: Mapping[str, str] | None = None) -> Path:
+    """``$XDG_CONFIG_HOME/agentrig/credentials`` (default ``~/.config/...``)."""
+    env = os.environ if environ is None else environ
+    base = env.get("XDG_CONFIG_HOME") or str(Path(env.get("HOME") or Path.home()) / ".config")
+    return Path(base) / "agentrig" / "credentials"
+
+
+def _read_secret_file(path: Path, *, provider: str, what: str) -> str | None:
+    try:
+        text = path.read_text(encoding="utf-8").strip()
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        raise CredentialError(
+            f"cannot read the {provider} credential file {path} ({what}): {exc.strerror}", provider=provider
+        ) from None
+    return text or None
+
+
+def resolve_credential(
+    provider: str,
+    *,
+    environ: Mapping[str, str] | None = None,
+    key_file: str | Path | None = None,
+    config_dir: Path | None = None,
+) -> ProviderCredential | None:
+    """The credential for ``provider`` by the order in this module's docstring, or ``None``.
+
+    ``environ`` defaults to ``os.environ``; ``config_dir`` to
+    :func:`credentials_dir`. A ``key_file`` that does not exist is an error
+    (it was asked for by name); the other files are optional.
+    """
+    env = os.environ if environ is None else environ
+    names = env_vars_for(provider)
+    if key_file is not None:
+        path = Path(key_file).expanduser()
+        value = _read_secret_file(path, provider=provider, what="api_key_file")
+        if value is None:
+            raise CredentialError(
+                f"the {provider} api_key_file {path} is missing or empty", provider=provider, env_vars=names
+            )
+        return ProviderCredential(provider=provider, value=SecretStr(value), source=str(path), env_var=names[0])
+    for name in names:
+        if env.get(name, "").strip():
+            return ProviderCredential(provider=provider, value=SecretStr(env[name].strip()), source=name, env_var=name)
+    for name in names:
+        file_var = f"{name}_FILE"
+        if env.get(file_var):
+            path = Path(env[file_var]).expanduser()
+            value = _read_secret_file(path, provider=provider, what=file_var)
+            if value is None:
+                raise CredentialError(f"{file_var} names {path}, which is missing or empty", provider=provider, env_vars=names)
+            return ProviderCredential(provider=provider, value=SecretStr(value), source=f"{file_var}={path}", env_var=name)
+    path = (config_dir if config_dir is not None else credentials_dir(env)) / provider
+    value = _read_secret_file(path, provider=provider, what="credentials directory")
+    if value is not None:
+        return ProviderCredential(provider=provider, value=SecretStr(value), source=str(path), env_var=names[0])
+    return None
+
+
+def require_credential(
+    provider: str,
+    *,
+    environ: Mapping[str, str] | None = None,
+    key_file: str | Path | None = None,
+    config_dir: Path | None = None,
+) -> ProviderCredential | None:
+    """Like :func:`resolve_credential`, but a missing credential raises
+    :class:`CredentialError` naming the variable to set (``None`` only for
+    providers that need none, such as ``replay``)."""
+    if provider in NO_CREDENTIAL_PROVIDERS:
+        return None
+    credential = resolve_credential(provider, environ=environ, key_file=key_file, config_dir=config_dir)
+    if credential is None:
+        names = env_vars_for(provider)
+        either = " or ".join(names)
+        where = (config_dir if config_dir is not None else credentials_dir(environ)) / provider
+        raise CredentialError(
+            f"no credential for {provider}: set {either} (or put the key in {where})", provider=provider, env_vars=names
+        )
+    return credential
+
+
+def redact(text: str, secrets: Iterable[str | ProviderCredential | None]) -> str:
+    """``text`` with every occurrence of each secret replaced by ``[REDACTED]``."""
+    for secret in secrets:
+        value = secret.secret() if isinstance(secret, ProviderCredential) else secret
+        if value and len(value) >= _MIN_SECRET and value in text:
+            text = text.replace(value, _REDACTED)
+    return text

@@ -8,9 +8,10 @@ wrapper.
 from __future__ import annotations
 
 import asyncio
+import threading
 from abc import ABC, abstractmethod
-from collections.abc import Sequence
-from typing import Any, Literal
+from collections.abc import Coroutine, Sequence
+from typing import Any, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -71,6 +72,7 @@ class ChatResponse(BaseModel):
     stop_reason: str | None = None
     request_id: str | None = None
     latency: float = 0.0
+    attempts: int = Field(default=1, ge=1, description="Requests made for this reply, retries included.")
 
     def to_llm_call(self, tag: str) -> LLMCall:
         """The trajectory record of this call, tagged (``act``, ``summary``, ...)."""
@@ -110,5 +112,45 @@ class ChatModel(ABC):
         max_tokens: int | None = None,
         temperature: float | None = None,
     ) -> ChatResponse:
-        """Blocking :meth:`acomplete` for code that is not async."""
-        return asyncio.run(self.acomplete(messages, tools, max_tokens=max_tokens, temperature=temperature))
+        """Blocking :meth:`acomplete` for code that is not async.
+
+        Runs on one background event loop shared by every model, so it works
+        inside a running loop too, and an SDK client's connections are reused
+        between calls. Safe to call from several threads at once.
+        """
+        return run_sync(self.acomplete(messages, tools, max_tokens=max_tokens, temperature=temperature))
+
+    async def aclose(self) -> None:
+        """Release connections (the default holds none)."""
+
+    def close(self) -> None:
+        """Blocking :meth:`aclose`."""
+        run_sync(self.aclose())
+
+
+_T = TypeVar("_T")
+_loop: asyncio.AbstractEventLoop | None = None
+_loop_lock = threading.Lock()
+
+
+def _background_loop() -> asyncio.AbstractEventLoop:
+    global _loop
+    with _loop_lock:
+        if _loop is None or _loop.is_closed():
+            loop = asyncio.new_event_loop()
+            threading.Thread(target=loop.run_forever, name="agentrig-llm-loop", daemon=True).start()
+            _loop = loop
+        return _loop
+
+
+def run_sync(coro: Coroutine[Any, Any, _T]) -> _T:
+    """Run ``coro`` to completion on the shared background loop and return its result."""
+    loop = _background_loop()
+    try:
+        running = asyncio.get_running_loop()
+    except RuntimeError:
+        running = None
+    if running is loop:
+        coro.close()
+        raise RuntimeError("complete() called from inside an async model call: await acomplete() instead")
+    return asyncio.run_coroutine_threadsafe(coro, loop).result()

@@ -88,7 +88,7 @@ class FakeOpenAIServer(FakeModelServer):
             "prompt_tokens": prompt,
             "completion_tokens": usage.output,
             "total_tokens": prompt + usage.output,
-            "prompt_tokens_details": {"cached_tokens": usage.cache_read, "audio_tokens": 0},
+            "prompt_tokens_details": {"cached_tokens": usage.cache_read, "cache_write_tokens": usage.cache_write, "audio_tokens": 0},
             "completion_tokens_details": {
                 "reasoning_tokens": usage.reasoning,
                 "audio_tokens": 0,

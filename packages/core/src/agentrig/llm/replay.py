@@ -1,0 +1,165 @@
+"""Replaying recorded model responses: the offline model for demos and tests.
+
+A replay file is JSONL, one :class:`ChatResponse` per line, in call order;
+:class:`RecordingChatModel` writes one while a real model runs, and
+:meth:`ReplayModel.from_trajectory` rebuilds the responses from a trajectory.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import Sequence
+from pathlib import Path
+
+from pydantic import ValidationError
+
+from agentrig.llm.errors import ConfigurationError, ReplayExhaustedError
+from agentrig.llm.interface import ChatMessage, ChatModel, ChatResponse, ToolCall, ToolSpec
+from agentrig.trajectory import AgentTextStep, LLMCall, ThinkingStep, ToolUseStep, parse_step
+
+
+def load_replay(path: str | Path) -> list[ChatResponse]:
+    """Every response of a replay file; errors name the file and line."""
+    path = Path(path)
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except OSError as exc:
+        raise ConfigurationError(f"cannot read replay file {path}: {exc.strerror}", provider="replay") from None
+    responses = []
+    for number, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        try:
+            responses.append(ChatResponse.model_validate_json(line))
+        except ValidationError as exc:
+            first = exc.errors()[0]
+            where = ".".join(str(p) for p in first["loc"]) or "line"
+            raise ConfigurationError(
+                f"{path}:{number}: not a ChatResponse ({where}: {first['msg']})", provider="replay"
+            ) from None
+    return responses
+
+
+def responses_from_trajectory(path: str | Path) -> list[ChatResponse]:
+    """The model responses a trajectory records: each ``llm_call`` step with the
+    text, thinking and tool calls that follow it up to the next call."""
+    path = Path(path)
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except OSError as exc:
+        raise ConfigurationError(f"cannot read trajectory {path}: {exc.strerror}", provider="replay") from None
+    responses: list[ChatResponse] = []
+    for number, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        try:
+            step = parse_step(line)
+        except ValidationError:
+            raise ConfigurationError(f"{path}:{number}: not a trajectory step", provider="replay") from None
+        if isinstance(step, LLMCall):
+            responses.append(
+                ChatResponse(
+                    message=ChatMessage(role="assistant"),
+                    model=step.model,
+                    usage=step.usage,
+                    cost=step.cost,
+                    stop_reason=step.stop_reason,
+                    request_id=step.request_id,
+                    latency=step.latency,
+                )
+            )
+            continue
+        if not responses:
+            continue
+        message = responses[-1].message
+        if isinstance(step, AgentTextStep):
+            message.content = f"{message.content}{step.content}"
+        elif isinstance(step, ThinkingStep):
+            message.thinking = f"{message.thinking or ''}{step.content}"
+        elif isinstance(step, ToolUseStep):
+            arguments = step.arguments if isinstance(step.arguments, dict) else {}
+            raw = step.arguments if isinstance(step.arguments, str) else None
+            message.tool_calls.append(
+                ToolCall(id=step.tool_call_id or f"call_{len(message.tool_calls)}", name=step.tool, arguments=arguments, raw_arguments=raw)
+            )
+    return responses
+
+
+class ReplayModel(ChatModel):
+    """Answers each call with the next recorded response (usage and cost as
+    recorded); one call too many raises :class:`ReplayExhaustedError`."""
+
+    def __init__(self, responses: Sequence[ChatResponse], *, model_name: str = "replay") -> None:
+        self.model_name = model_name
+        self.responses = list(responses)
+        self.calls = 0
+        self.requests: list[list[ChatMessage]] = []
+        self._lock = threading.Lock()
+
+    @classmethod
+    def from_file(cls, path: str | Path) -> ReplayModel:
+        """A replay of a JSONL replay file."""
+        return cls(load_replay(path), model_name=str(path))
+
+    @classmethod
+    def from_trajectory(cls, path: str | Path) -> ReplayModel:
+        """A replay of the model calls of a ``trajectory.jsonl``."""
+        return cls(responses_from_trajectory(path), model_name=str(path))
+
+    @property
+    def remaining(self) -> int:
+        """Responses not yet replayed."""
+        return len(self.responses) - self.calls
+
+    async def acomplete(
+        self,
+        messages: Sequence[ChatMessage],
+        tools: Sequence[ToolSpec] | None = None,
+        *,
+        max_tokens: int | None = None,
+        temperature: float | None = None,
+    ) -> ChatResponse:
+        """The next recorded response."""
+        with self._lock:
+            if self.calls >= len(self.responses):
+                raise ReplayExhaustedError(
+                    f"{self.model_name} holds {len(self.responses)} responses; call {self.calls + 1} has none",
+                    provider="replay",
+                )
+            response = self.responses[self.calls]
+            self.calls += 1
+            self.requests.append(list(messages))
+        return response.model_copy(deep=True)
+
+
+class RecordingChatModel(ChatModel):
+    """Wraps a model and appends each response to a replay file as it arrives
+    (one line written and flushed per call, so a killed run keeps its calls)."""
+
+    def __init__(self, inner: ChatModel, path: str | Path) -> None:
+        self.inner = inner
+        self.model_name = inner.model_name
+        self.path = Path(path)
+
+    async def acomplete(
+        self,
+        messages: Sequence[ChatMessage],
+        tools: Sequence[ToolSpec] | None = None,
+        *,
+        max_tokens: int | None = None,
+        temperature: float | None = None,
+    ) -> ChatResponse:
+        """Call the wrapped model and record its response."""
+        response = await self.inner.acomplete(messages, tools, max_tokens=max_tokens, temperature=temperature)
+        line = response.model_dump_json() + "\n"
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        with self.path.open("a", encoding="utf-8") as handle:
+            handle.write(line)
+            handle.flush()
+            os.fsync(handle.fileno())
+        return response
+
+    async def aclose(self) -> None:
+        """Close the wrapped model."""
+        await self.inner.aclose()
