@@ -1,0 +1,190 @@
+"""Bad inputs to ``agentrig run``: one line naming what to fix, exit status 2, nothing run."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).parent / "fixtures" / "scripted-agent" / "src"))
+
+from agentrig_scripted import testkit  # noqa: E402
+
+from agentrig.cli import main  # noqa: E402
+from agentrig.run.agent_config import AgentConfigError, build_agent_config  # noqa: E402
+from agentrig.run.layout import RunDirectory, RunDirectoryError  # noqa: E402
+from agentrig.run.problems import ProblemError, load_problem  # noqa: E402
+from agentrig.run.records import AgentRecord, ModelRecord, RunIdentity, RunRecord, RuntimeRecord  # noqa: E402
+
+
+@pytest.fixture
+def scripted(plugin_registry):  # type: ignore[no-untyped-def]
+    """The scripted test agent registered in this process."""
+    from agentrig_scripted import plugin
+
+    plugin_registry.register(plugin, "scripted")
+    return plugin_registry
+
+
+@pytest.fixture
+def problem(tmp_path: Path) -> Path:
+    return testkit.make_problem(
+        tmp_path / "problems", "hello", [("Say hi.", [testkit.write_file("hi.txt", "hi\n")], "test -f hi.txt\n")]
+    )
+
+
+def run_cli(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str]:
+    status = main(["run", *argv])
+    err = capsys.readouterr().err
+    return status, err
+
+
+def one_error_line(err: str) -> str:
+    lines = [line for line in err.splitlines() if line.startswith("agentrig: error:")]
+    assert len(lines) == 1, err
+    assert "Traceback" not in err
+    return lines[0]
+
+
+def test_missing_problem_yaml(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / "empty").mkdir()
+    status, err = run_cli(capsys, str(tmp_path / "empty"), "--agent", "react", "--model", "openai/x")
+    assert status == 2
+    line = one_error_line(err)
+    assert f"{tmp_path / 'empty' / 'problem.yaml'}: not found" in line
+
+
+def test_missing_problem_directory(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    status, err = run_cli(capsys, str(tmp_path / "nowhere"), "--agent", "react", "--model", "openai/x")
+    assert status == 2
+    assert "problem directory" in one_error_line(err) and "does not exist" in err
+
+
+def test_unknown_field_names_file_and_field(problem: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    yaml_file = problem / "problem.yaml"
+    yaml_file.write_text(yaml_file.read_text().replace("    test:", "    tset:"))
+    status, err = run_cli(capsys, str(problem), "--agent", "react", "--model", "openai/x")
+    assert status == 2
+    line = one_error_line(err)
+    assert str(yaml_file) in line
+    assert "checkpoints[0]: unknown field 'tset'" in line
+    assert "expected one of: name, prompt, test" in line
+
+
+def test_unknown_top_level_field(problem: Path) -> None:
+    yaml_file = problem / "problem.yaml"
+    yaml_file.write_text("checkpointz: []\n" + yaml_file.read_text())
+    with pytest.raises(ProblemError, match=r"problem.yaml: \(top level\): unknown field 'checkpointz'"):
+        load_problem(problem)
+
+
+def test_missing_prompt_file(problem: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (problem / "checkpoint_1.md").unlink()
+    status, err = run_cli(capsys, str(problem), "--agent", "react", "--model", "openai/x")
+    assert status == 2
+    assert "checkpoints[0].prompt: file 'checkpoint_1.md' does not exist" in one_error_line(err)
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("name: x\ncheckpoints: [\n", "invalid YAML at line"),
+        ("- a\n- b\n", "expected a mapping"),
+        ("name: x\ncheckpoints: []\n", "checkpoints: List should have at least 1 item"),
+        ("name: 'bad name'\ncheckpoints: [{name: a, prompt: a.md}]\n", "name: String should match pattern"),
+        ("name: x\nworkspace: nope\ncheckpoints: [{name: a, prompt: p.md}]\n", "workspace: directory 'nope' does not exist"),
+        (
+            "name: x\ncheckpoints: [{name: a, prompt: p.md}, {name: a, prompt: p.md}]\n",
+            "checkpoints[1].name: duplicate checkpoint name 'a'",
+        ),
+    ],
+)
+def test_invalid_problem_yaml(tmp_path: Path, text: str, message: str) -> None:
+    (tmp_path / "problem.yaml").write_text(text)
+    (tmp_path / "p.md").write_text("task")
+    with pytest.raises(ProblemError) as info:
+        load_problem(tmp_path)
+    assert str(tmp_path / "problem.yaml") in str(info.value)
+    assert message in str(info.value)
+
+
+def test_unknown_agent(problem: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    status, err = run_cli(capsys, str(problem), "--agent", "reactt", "--model", "openai/x")
+    assert status == 2
+    line = one_error_line(err)
+    assert "unknown agent 'reactt'" in line and "did you mean 'react'" in line
+
+
+def test_agent_config_overrides(scripted) -> None:  # type: ignore[no-untyped-def]
+    config = build_agent_config(
+        "scripted", ["cost_limits.step_limit=7", "max_steps=3", "reset_context=false"], scripted.get_agent_config_cls
+    )
+    assert config.cost_limits.step_limit == 7 and config.max_steps == 3 and config.reset_context is False
+    with pytest.raises(AgentConfigError, match=r"-c cost_limits.step_limt: unknown field 'step_limt' of cost_limits"):
+        build_agent_config("scripted", ["cost_limits.step_limt=7"], scripted.get_agent_config_cls)
+    with pytest.raises(AgentConfigError, match=r"-c max_step: unknown field 'max_step' of the ScriptedConfig config"):
+        build_agent_config("scripted", ["max_step=3"], scripted.get_agent_config_cls)
+    with pytest.raises(AgentConfigError, match=r"field 'max_steps': Input should be greater than or equal to 1"):
+        build_agent_config("scripted", ["max_steps=0"], scripted.get_agent_config_cls)
+    with pytest.raises(AgentConfigError, match=r"expected key=value"):
+        build_agent_config("scripted", ["max_steps"], scripted.get_agent_config_cls)
+    with pytest.raises(AgentConfigError, match=r"field 'max_steps' has no sub-fields"):
+        build_agent_config("scripted", ["max_steps.x=1"], scripted.get_agent_config_cls)
+
+
+def test_agent_config_file(tmp_path: Path, scripted) -> None:  # type: ignore[no-untyped-def]
+    path = tmp_path / "agent.yaml"
+    path.write_text("type: scripted\nmax_steps: 4\ncost_limits:\n  cost_limit: 0.5\n")
+    config = build_agent_config(str(path), ["max_steps=5"], scripted.get_agent_config_cls)
+    assert config.max_steps == 5 and config.cost_limits.cost_limit == 0.5
+    path.write_text("max_steps: 4\n")
+    with pytest.raises(AgentConfigError, match=r"agent.yaml: field 'type' is missing"):
+        build_agent_config(str(path), [], scripted.get_agent_config_cls)
+    path.write_text("type: scripted\nmax_stepz: 4\n")
+    with pytest.raises(AgentConfigError, match=r"agent config \(.*agent.yaml\): unknown field 'max_stepz'"):
+        build_agent_config(str(path), [], scripted.get_agent_config_cls)
+    with pytest.raises(AgentConfigError, match=r"--agent .*missing.yaml: no such config file"):
+        build_agent_config(str(tmp_path / "missing.yaml"), [], scripted.get_agent_config_cls)
+
+
+def _identity(agent_type: str = "scripted", model: str = "openai/gpt-4o-mini") -> RunIdentity:
+    return RunIdentity(
+        agent=AgentRecord(type=agent_type, config={"type": agent_type}),
+        model=ModelRecord(id=model, provider=model.split("/")[0], name=model.split("/")[1]),
+        runtime=RuntimeRecord(name="local"),
+        problems=["hello"],
+    )
+
+
+def test_output_directory_ownership(tmp_path: Path) -> None:
+    directory = RunDirectory(tmp_path / "run")
+    assert directory.claim(_identity(), resume=False) is None  # missing: a new run
+    directory.root.mkdir()
+    (directory.root / "notes.txt").write_text("mine")
+    with pytest.raises(RunDirectoryError, match="exists and is not an empty directory"):
+        directory.claim(_identity(), resume=False)
+    (directory.root / "notes.txt").unlink()
+    with pytest.raises(RunDirectoryError, match=r"--resume: .* holds no run \(run.json missing\)"):
+        directory.claim(_identity(), resume=True)
+    directory.write_run(RunRecord(run_id="abc", identity=_identity()))
+    with pytest.raises(RunDirectoryError, match="already holds a run; pass --resume"):
+        directory.claim(_identity(), resume=False)
+    assert directory.claim(_identity(), resume=True) is not None
+    with pytest.raises(RunDirectoryError, match=r"belongs to a different run \(model 'openai/other' vs 'openai/gpt-4o-mini'\)"):
+        directory.claim(_identity(model="openai/other"), resume=True)
+    with pytest.raises(RunDirectoryError, match=r"belongs to a different run \(agent 'react' vs 'scripted'"):
+        directory.claim(_identity(agent_type="react"), resume=True)
+
+
+def test_output_directory_lock(tmp_path: Path) -> None:
+    directory = RunDirectory(tmp_path / "run")
+    fd = directory.lock()
+    try:
+        with pytest.raises(RunDirectoryError, match="in use by another agentrig run"):
+            # flock locks belong to open file descriptions: a second open conflicts even in one process
+            RunDirectory(tmp_path / "run").lock()
+    finally:
+        import os
+
+        os.close(fd)
