@@ -24,8 +24,9 @@ from collections.abc import Iterable, Mapping
 from importlib import metadata
 from typing import TYPE_CHECKING, Any
 
+from dataclasses import asdict, dataclass, field
+
 import pluggy
-from pydantic import BaseModel, ConfigDict
 
 from agentrig import hookspecs
 from agentrig.errors import PluginError, UnknownAgentError
@@ -45,27 +46,33 @@ _ENV_LOAD = "AGENTRIG_LOAD_PLUGINS"
 _ENV_STRICT = "AGENTRIG_STRICT_PLUGINS"
 
 
-class PluginInfo(BaseModel):
-    """One plugin as ``agentrig plugins --json`` shows it; ``error`` is null when healthy."""
+# PluginInfo and AgentInfo are dataclasses rather than pydantic models so that
+# listing never imports pydantic's model machinery (see specs.py).
 
-    model_config = ConfigDict(extra="forbid")
+
+@dataclass
+class PluginInfo:
+    """One plugin as ``agentrig plugins --json`` shows it; ``error`` is null when healthy."""
 
     name: str
     entry_point: str | None = None
     distribution: str | None = None
     version: str | None = None
-    hooks: list[str] = []
+    hooks: list[str] = field(default_factory=list)
     error: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON form."""
+        return asdict(self)
 
     def fail(self, message: str) -> None:
         """Record a failure (several join into one line)."""
         self.error = message if not self.error else f"{self.error}; {message}"
 
 
-class AgentInfo(BaseModel):
+@dataclass(frozen=True)
+class AgentInfo:
     """One installed agent type as ``agentrig agents list --json`` shows it."""
-
-    model_config = ConfigDict(extra="forbid")
 
     name: str
     description: str
@@ -74,6 +81,10 @@ class AgentInfo(BaseModel):
     plugin: str
     config: str
     agent: str
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON form."""
+        return asdict(self)
 
 
 def _one_line(exc: BaseException) -> str:
@@ -130,22 +141,17 @@ class PluginRegistry:
         only = self._environ.get(_ENV_LOAD)
         allowed = None if only is None else _names(only)
         seen: set[str] = set()
-        for ep in sorted(eps, key=_entry_point_order):
+        for (dist_name, version), ep in sorted(
+            ((_distribution_of(ep), ep) for ep in eps), key=lambda pair: _entry_point_order(pair[0][0], pair[1])
+        ):
             if ep.name in seen:
                 continue
             seen.add(ep.name)
-            dist = getattr(ep, "dist", None)
-            dist_name = dist.name if dist is not None else None
             is_core = ep.name == CORE_PLUGIN and dist_name == CORE_DISTRIBUTION
             if not is_core and (ep.name in disabled or (allowed is not None and ep.name not in allowed)):
                 self.pm.set_blocked(ep.name)
                 continue
-            info = PluginInfo(
-                name=ep.name,
-                entry_point=ep.value,
-                distribution=dist_name,
-                version=dist.version if dist is not None else None,
-            )
+            info = PluginInfo(name=ep.name, entry_point=ep.value, distribution=dist_name, version=version)
             self._plugins[ep.name] = info
             try:
                 module = ep.load()
@@ -230,7 +236,7 @@ class PluginRegistry:
         info: PluginInfo,
         kind: str,
         hook_name: str,
-        spec_type: type[BaseModel],
+        spec_type: type,
         path_fields: tuple[str, ...],
         into: dict[str, Any],
     ) -> None:
@@ -355,11 +361,34 @@ class PluginRegistry:
             log.warning("a plugin's %s hook raised %s", hook_name, _one_line(exc))
 
 
-def _entry_point_order(ep: metadata.EntryPoint) -> tuple[int, str, str]:
-    dist = getattr(ep, "dist", None)
-    dist_name = dist.name if dist is not None else ""
+def _entry_point_order(dist_name: str | None, ep: metadata.EntryPoint) -> tuple[int, str, str]:
     core_first = 0 if dist_name == CORE_DISTRIBUTION else 1
-    return (core_first, dist_name, ep.name)
+    return (core_first, dist_name or "", ep.name)
+
+
+def _distribution_of(ep: metadata.EntryPoint) -> tuple[str | None, str | None]:
+    """Name and version of the distribution declaring ``ep``.
+
+    Reads the two header fields of METADATA directly: ``Distribution.name``
+    parses the whole file with the email package on every access, which
+    costs more than importing a plugin.
+    """
+    dist = getattr(ep, "dist", None)
+    if dist is None:
+        return None, None
+    text = dist.read_text("METADATA") or dist.read_text("PKG-INFO") or ""
+    name = version = None
+    for line in text.splitlines():
+        if not line:
+            break  # end of the header block
+        key, _, value = line.partition(":")
+        if key == "Name":
+            name = value.strip()
+        elif key == "Version":
+            version = value.strip()
+        if name and version:
+            break
+    return name, version
 
 
 _registry: PluginRegistry | None = None

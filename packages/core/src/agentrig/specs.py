@@ -9,17 +9,20 @@ from __future__ import annotations
 import importlib
 import importlib.util
 import re
+from dataclasses import dataclass
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+# Specs are plain frozen dataclasses, not pydantic models: every plugin module
+# builds them while `agentrig agents list` runs, and importing pydantic's
+# model machinery would cost more than the whole listing may take.
 
+_NAME = re.compile(r"^[A-Za-z0-9_.-]+$")
 _IMPORT_PATH = re.compile(r"^[A-Za-z_][\w]*(\.[A-Za-z_][\w]*)*:[A-Za-z_][\w]*(\.[A-Za-z_][\w]*)*$")
 
 
-def _check_import_path(value: str) -> str:
-    if not _IMPORT_PATH.match(value):
-        raise ValueError(f"'{value}' is not an import path of the form 'package.module:Name'")
-    return value
+def _check_import_path(field: str, value: object) -> None:
+    if not isinstance(value, str) or not _IMPORT_PATH.match(value):
+        raise ValueError(f"{field}: {value!r} is not an import path of the form 'package.module:Name'")
 
 
 def import_object(path: str) -> Any:
@@ -38,6 +41,9 @@ def import_object(path: str) -> Any:
     return obj
 
 
+_FOUND: dict[str, bool] = {}
+
+
 def module_exists(path: str) -> bool:
     """Whether the module of an import path can be found, without importing it.
 
@@ -45,19 +51,38 @@ def module_exists(path: str) -> bool:
     lives in them); the module itself is not.
     """
     module_name = path.partition(":")[0]
-    try:
-        return importlib.util.find_spec(module_name) is not None
-    except (ImportError, ValueError):
-        return False
+    found = _FOUND.get(module_name)
+    if found is None:
+        try:
+            found = importlib.util.find_spec(module_name) is not None
+        except (ImportError, ValueError):
+            found = False
+        _FOUND[module_name] = found
+    return found
 
 
-class _Spec(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-    name: str = Field(min_length=1, pattern=r"^[A-Za-z0-9_.-]+$")
+@dataclass(frozen=True)
+class _Spec:
+    name: str
     description: str = ""
 
+    def __post_init__(self) -> None:
+        if not isinstance(self.name, str) or not _NAME.match(self.name):
+            raise ValueError(f"name: {self.name!r} must be letters, digits, '_', '.' or '-'")
+        if not isinstance(self.description, str):
+            raise ValueError("description: must be a string")
+        for field in self._import_paths:
+            _check_import_path(field, getattr(self, field))
 
+    _import_paths = ()
+
+    @property
+    def import_paths(self) -> tuple[str, ...]:
+        """The import paths this spec names."""
+        return tuple(getattr(self, f) for f in self._import_paths)
+
+
+@dataclass(frozen=True, kw_only=True)
 class AgentSpec(_Spec):
     """An agent type a plugin provides.
 
@@ -67,24 +92,22 @@ class AgentSpec(_Spec):
 
     config: str
     agent: str
+    _import_paths = ("config", "agent")
 
-    _check = field_validator("config", "agent")(_check_import_path)
 
-
+@dataclass(frozen=True, kw_only=True)
 class RuntimeSpec(_Spec):
     """A runtime (where commands run) a plugin provides: ``runtime`` is the
-    import path of a ``Runtime`` factory taking a ``RuntimeConfig``-like
-    keyword set (see :mod:`agentrig.runtime`)."""
+    import path of a ``Runtime`` factory (see :mod:`agentrig.runtime`)."""
 
     runtime: str
+    _import_paths = ("runtime",)
 
-    _check = field_validator("runtime")(_check_import_path)
 
-
+@dataclass(frozen=True, kw_only=True)
 class StreamParserSpec(_Spec):
     """A parser of an agent process's output stream: ``parser`` is the import
     path of a zero-argument factory returning a ``StreamParser``."""
 
     parser: str
-
-    _check = field_validator("parser")(_check_import_path)
+    _import_paths = ("parser",)

@@ -44,7 +44,7 @@ def list_agents(args: argparse.Namespace) -> int:
     """Print the installed agent types."""
     agents = loaded_registry().agents()
     if args.json:
-        print_json([a.model_dump() for a in agents])
+        print_json([a.to_dict() for a in agents])
         return 0
     if not agents:
         print("No agents installed. Install one, e.g. `pip install agentrig-react`.")

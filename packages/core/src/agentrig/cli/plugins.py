@@ -22,7 +22,7 @@ def list_plugins(args: argparse.Namespace) -> int:
     registry = get_registry()
     plugins = registry.plugins()
     if args.json:
-        print_json([p.model_dump(exclude={"entry_point"}) | {"entry_point": p.entry_point} for p in plugins])
+        print_json([p.to_dict() for p in plugins])
     else:
         print_table(
             ["name", "distribution", "version", "hooks", "error"],
