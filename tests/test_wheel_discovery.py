@@ -38,6 +38,7 @@ def test_agents_from_wheels_with_distribution_and_version(fresh_venv):
 
 
 def test_listing_does_not_import_agent_implementations(fresh_venv):
+    # pydantic too: its model machinery alone costs more than the listing's whole budget
     probe = (
         "import sys, io, contextlib\n"
         "from agentrig.cli import main\n"
@@ -45,7 +46,8 @@ def test_listing_does_not_import_agent_implementations(fresh_venv):
         "    main(['agents', 'list'])\n"
         "heavy = ['agentrig_react.agent', 'agentrig_miniswe.agent', 'agentrig_claude_code.agent',\n"
         "         'agentrig_react.config', 'agentrig_miniswe.config', 'agentrig_claude_code.config',\n"
-        "         'thirdparty_agent.agent', 'minisweagent', 'litellm', 'openai', 'anthropic', 'docker']\n"
+        "         'thirdparty_agent.agent', 'minisweagent', 'litellm', 'openai', 'anthropic', 'docker',\n"
+        "         'pydantic']\n"
         "print([m for m in heavy if m in sys.modules])\n"
     )
     result = subprocess.run([str(fresh_venv), "-c", probe], capture_output=True, text=True, env=_env(), timeout=60)
