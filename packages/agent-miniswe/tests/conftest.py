@@ -27,6 +27,12 @@ def session(tmp_path: Path) -> Iterator[Any]:
 
 
 @pytest.fixture
+def api_key() -> str:
+    """The secret the fake server is called with; it must reach no artifact or message."""
+    return API_KEY
+
+
+@pytest.fixture
 def model_def() -> ModelDefinition:
     """A priced model (USD 1 per million tokens in, 2 out) answered by the fake server."""
     return ModelDefinition(provider="openai", name="gpt-fake", pricing=APIPricing(input=1.0, output=2.0))

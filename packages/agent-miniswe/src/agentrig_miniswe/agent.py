@@ -77,6 +77,7 @@ class MiniSweAgent(Agent):
         self._session: Session | None = None
         self._env: RuntimeEnvironment | None = None
         self._model: Any = None
+        self._chat_model: Any = None
         self._mini: Any = None
         self._history: list[dict] | None = None
         self._scratch: Path | None = None
@@ -134,11 +135,14 @@ class MiniSweAgent(Agent):
         try:
             from agentrig.llm import create_chat_model
 
-            chat_model = create_chat_model(self.model, self.credential, base_url=self.config.base_url)
+            chat_model = create_chat_model(
+                self.model, self.credential, base_url=self.config.base_url, **self.config.model_options
+            )
         except AgentError:
             raise
         except Exception as exc:  # the factory names the missing key or bad provider
             raise AgentSetupError(f"miniswe cannot reach model '{self.model.id}': {exc}") from None
+        self._chat_model = chat_model
         section = {k: v for k, v in self._resolved.model.items() if k not in LITELLM_ONLY_MODEL_KEYS}
         try:
             return AgentrigModel(
@@ -167,7 +171,9 @@ class MiniSweAgent(Agent):
         if self._resolved.action_format == "text":
             section.setdefault("model_class", "litellm_textbased")
         query_kwargs: dict[str, Any] = {}
-        base_url = self.config.base_url or self._env_base_url() or self.model.base_url
+        from agentrig.llm import resolve_base_url
+
+        base_url = resolve_base_url(self.model, self.config.base_url)
         if base_url:
             query_kwargs["api_base"] = base_url
         if self.credential is not None:
@@ -185,12 +191,6 @@ class MiniSweAgent(Agent):
             limit_check=self.limit_reached,
             query_kwargs=query_kwargs,
         )
-
-    def _env_base_url(self) -> str | None:
-        import os
-
-        variable = {"openai": "OPENAI_BASE_URL", "anthropic": "ANTHROPIC_BASE_URL"}.get(self.model.provider)
-        return os.environ.get(variable) if variable else None
 
     # -- running --------------------------------------------------------------
 
@@ -339,7 +339,12 @@ class MiniSweAgent(Agent):
         )
 
     def cleanup(self) -> None:
-        """Remove the scratch directory; the runtime belongs to the session."""
+        """Close the model client and remove the scratch directory; the runtime belongs to the session."""
+        if self._chat_model is not None:
+            try:
+                self._chat_model.close()
+            finally:
+                self._chat_model = None
         if self._scratch is not None:
             shutil.rmtree(self._scratch, ignore_errors=True)
             self._scratch = None

@@ -50,6 +50,10 @@ class MiniSweConfig(AgentConfigBase):
         default=None, gt=0, description="Seconds per checkpoint (mini-swe-agent's wall_time_limit_seconds); none: the config's."
     )
     base_url: str | None = Field(default=None, description="Model endpoint; overrides the provider's environment variable.")
+    model_options: dict[str, Any] = Field(
+        default_factory=dict,
+        description="Options of agentrig's chat client (timeout, retry, stream, max_tokens, ...; model_backend agentrig).",
+    )
     trajectory_name: str = Field(
         default="miniswe.traj.json",
         pattern=r"^[A-Za-z0-9_.-]+\.traj\.json$",
