@@ -21,7 +21,7 @@ from agentrig.session import Session
 ALIVE = 'for p in $(cat {file}); do if [ -e /proc/$p ] && ! grep -q ") Z " /proc/$p/stat; then echo alive; else echo dead; fi; done'
 
 
-@pytest.fixture(params=["local"])
+@pytest.fixture(params=["local", pytest.param("docker", marks=pytest.mark.docker)])
 def session(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Session]:
     options: dict[str, object] = {}
     if request.param == "docker":
@@ -48,7 +48,7 @@ def test_exit_codes_and_output(runtime: Runtime) -> None:
 
 
 def test_streaming_keeps_order_and_arrives_as_it_happens(runtime: Runtime) -> None:
-    command = "for i in 1 2 3; do echo o$i; echo e$i >&2; sleep 0.15; done"
+    command = "for i in 1 2 3; do echo o$i; sleep 0.05; echo e$i >&2; sleep 0.1; done"
     seen: list[tuple[str, str, float]] = []
     start = time.monotonic()
     for event in runtime.stream(command):
@@ -59,7 +59,8 @@ def test_streaming_keeps_order_and_arrives_as_it_happens(runtime: Runtime) -> No
     first_o1 = next(t for k, text, t in seen if text == "o1\n")
     assert first_o1 < seen[-1][2] - 0.2, "o1 was streamed before the command ended"
     assert seen[-1][0] == "finished" and seen[-1][1] == ""
-    assert [text for kind, text, _ in seen if kind in ("stdout", "stderr")][:2] == ["o1\n", "e1\n"]
+    interleaved = [text for kind, text, _ in seen if kind in ("stdout", "stderr")]
+    assert interleaved == ["o1\n", "e1\n", "o2\n", "e2\n", "o3\n", "e3\n"]
 
 
 def test_list_commands_reach_no_shell(runtime: Runtime) -> None:

@@ -1,0 +1,438 @@
+"""The ``docker`` runtime: one long-lived container per session, commands run by exec.
+
+The container runs ``sleep infinity`` under an init, with the workspace
+bind-mounted at ``/workspace`` and the session's home at ``/home/agentrig``.
+Commands run through the low-level exec API as the host user's uid:gid (files
+on the host are not root-owned), their environment passed in the API request
+(never on a command line visible in ``ps``). Output is read from the exec's
+hijacked socket and demultiplexed here, so wall and idle timeouts are
+enforced while reading; a timeout kills the exec's whole process tree.
+
+Containers carry the ``agentrig`` label and their owner's host and pid; they
+are removed on cleanup (and on SIGINT/SIGTERM through the session teardown),
+and those whose owner died without cleaning up are swept at the next start.
+"""
+
+from __future__ import annotations
+
+import errno
+import logging
+import os
+import select
+import shlex
+import socket
+import struct
+import threading
+import time
+import uuid
+from collections.abc import Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from agentrig.runtime.commands import merge_env, to_argv
+from agentrig.runtime.errors import DockerUnavailableError, ImageNotFoundError, RuntimeSetupError, parse_options
+from agentrig.runtime.interface import Command, Runtime, RuntimeProcess
+from agentrig.runtime.process import DEFAULT_MAX_OUTPUT, Chunks, ProcessSet, SupervisedProcess
+from agentrig.runtime.proctree import kill_tree
+
+if TYPE_CHECKING:
+    import docker
+
+log = logging.getLogger(__name__)
+
+LABEL = "agentrig"
+LABEL_HOST = "agentrig.owner.host"
+LABEL_PID = "agentrig.owner.pid"
+LABEL_START = "agentrig.owner.start"
+LABEL_SESSION = "agentrig.session"
+EXEC_MARKER = "AGENTRIG_EXEC_ID"
+RUNTIME_MARKER = "AGENTRIG_RUNTIME_ID"
+CONTAINER_WORKDIR = "/workspace"
+CONTAINER_HOME = "/home/agentrig"
+_HEADER = struct.Struct(">BxxxL")
+_STREAMS = {1: "stdout", 2: "stderr"}
+
+
+class DockerRuntimeConfig(BaseModel):
+    """Options of the ``docker`` runtime (``--image`` sets ``image``)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    image: str = Field(min_length=1, description="Image to run (never pulled: it must be present locally).")
+    network: str = Field(default="none", description="Network mode: 'none' (default), 'host' or a network name.")
+    mem_limit: str | None = Field(default=None, description="Memory limit, e.g. '2g' (swap is not allowed beyond it).")
+    cpus: float | None = Field(default=None, gt=0, description="CPU limit in cores, e.g. 1.5.")
+    pids_limit: int | None = Field(default=None, gt=0, description="Maximum number of processes in the container.")
+    user: str | None = Field(default=None, description="uid:gid commands run as (default: the host user's).")
+    init: bool = Field(default=True, description="Run the container's main process under an init (reaps zombies).")
+    max_output: int = Field(default=DEFAULT_MAX_OUTPUT, gt=0, description="Characters of each stream kept in a result.")
+    sweep_stale: bool = Field(default=True, description="Remove containers left by crashed agentrig runs on this host.")
+
+
+def _docker_host() -> str:
+    return os.environ.get("DOCKER_HOST") or "unix:///var/run/docker.sock"
+
+
+def connect() -> docker.DockerClient:
+    """A client of the engine ``DOCKER_HOST`` names; raises :class:`DockerUnavailableError` in one line."""
+    try:
+        import docker
+    except ImportError:
+        raise DockerUnavailableError(
+            "the docker runtime needs the 'docker' package: pip install 'agentrig[docker]'"
+        ) from None
+    try:
+        client = docker.from_env(timeout=120)
+        client.ping()
+    except Exception as exc:
+        reason = " ".join(str(exc).split())[:200]
+        raise DockerUnavailableError(
+            f"Docker daemon unreachable at {_docker_host()} ({reason}); start it "
+            "(`sudo systemctl start docker`, or `dockerd &`) or point DOCKER_HOST at a running engine"
+        ) from None
+    return client
+
+
+def _process_start_time(pid: int) -> str:
+    """The kernel's start time of ``pid`` (with the pid, it names one process even after pid reuse)."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as handle:
+            data = handle.read()
+        return data[data.rfind(b")") + 2 :].split()[19].decode()
+    except (OSError, IndexError):
+        return ""
+
+
+def _owner_alive(labels: Mapping[str, str]) -> bool:
+    try:
+        pid = int(labels.get(LABEL_PID, ""))
+    except ValueError:
+        return False
+    start = _process_start_time(pid)
+    return bool(start) and start == labels.get(LABEL_START, start)
+
+
+def sweep_stale_containers(client: docker.DockerClient) -> list[str]:
+    """Remove agentrig containers made on this host by processes that are gone; returns their names."""
+    removed: list[str] = []
+    host = socket.gethostname()
+    for container in client.containers.list(all=True, filters={"label": LABEL}):
+        labels = container.labels or {}
+        if labels.get(LABEL_HOST) != host or _owner_alive(labels):
+            continue
+        try:
+            container.remove(force=True)
+            removed.append(container.name)
+        except Exception as exc:  # another sweeper got it first, or it is being removed
+            log.debug("sweeping %s failed: %s", container.name, exc)
+    if removed:
+        log.info("removed %d stale agentrig container(s): %s", len(removed), ", ".join(removed))
+    return removed
+
+
+class DockerProcess(SupervisedProcess):
+    """One exec in the session's container, read from its hijacked socket."""
+
+    def __init__(
+        self,
+        runtime: DockerRuntime,
+        argv: list[str],
+        *,
+        env: Mapping[str, str],
+        cwd: str,
+        stdin: bytes | None,
+        timeout: float | None,
+        idle_timeout: float | None,
+    ) -> None:
+        """Create and start the exec; output is read on the monitor thread."""
+        super().__init__(timeout=timeout, idle_timeout=idle_timeout, max_output=runtime.config.max_output)
+        self._runtime = runtime
+        self._api = runtime.client.api
+        self.marker = uuid.uuid4().hex
+        environment = dict(env)
+        environment[EXEC_MARKER] = self.marker
+        environment[RUNTIME_MARKER] = runtime.session_id
+        created = self._api.exec_create(
+            runtime.container_id,
+            argv,
+            stdout=True,
+            stderr=True,
+            stdin=stdin is not None,
+            user=runtime.user,
+            environment=environment,
+            workdir=cwd,
+        )
+        self.exec_id: str = created["Id"]
+        raw = self._api.exec_start(self.exec_id, socket=True)
+        self._raw = raw  # keeps the HTTP response (and so the connection) alive
+        self._sock: socket.socket = getattr(raw, "_sock", raw)
+        self._buffer = b""
+        self._eof = False
+        self._host_pid: int | None = None
+        self._last_check = time.monotonic()
+        self._start_failure: bytes | None = None
+        if stdin is not None:
+            threading.Thread(target=self._feed, args=(stdin,), name="agentrig-docker-stdin", daemon=True).start()
+        self._begin(f"agentrig-docker-{self.exec_id[:12]}")
+
+    def _feed(self, data: bytes) -> None:
+        try:
+            self._sock.sendall(data)
+            self._sock.shutdown(socket.SHUT_WR)  # end of input for the process
+        except OSError:
+            pass
+
+    def _frames(self) -> Chunks:
+        chunks: Chunks = []
+        while len(self._buffer) >= _HEADER.size:
+            stream, size = _HEADER.unpack_from(self._buffer)
+            if len(self._buffer) < _HEADER.size + size:
+                break
+            payload = self._buffer[_HEADER.size : _HEADER.size + size]
+            self._buffer = self._buffer[_HEADER.size + size :]
+            name = _STREAMS.get(stream)
+            if self._start_failure is None and payload.startswith(b"OCI runtime exec failed"):
+                # the engine reports a command it could not start on stdout: it is an error
+                self._start_failure = payload
+                name = "stderr"
+            if name is not None and payload:
+                chunks.append((name, payload))  # type: ignore[arg-type]
+        return chunks
+
+    def _read(self, timeout: float | None) -> Chunks | None:
+        if self._eof:
+            return None
+        pending = getattr(self._sock, "pending", lambda: 0)()  # TLS may hold decrypted bytes
+        if not pending:
+            ready, _, _ = select.select([self._sock], [], [], timeout)
+            if not ready:
+                return []
+        try:
+            data = self._sock.recv(1 << 16)
+        except OSError as exc:
+            if exc.errno in (errno.EAGAIN, errno.EINTR):
+                return []
+            data = b""
+        if not data:
+            self._eof = True
+            chunks = self._frames()
+            return chunks or None
+        self._buffer += data
+        return self._frames()
+
+    def host_pid(self) -> int | None:
+        """The exec's process id on the engine's host (``None`` if not started or unknown)."""
+        if self._host_pid is None:
+            try:
+                pid = int(self._api.exec_inspect(self.exec_id).get("Pid") or 0)
+            except Exception:
+                return None
+            self._host_pid = pid or None
+        return self._host_pid
+
+    def _kill_tree(self) -> None:
+        pid = self.host_pid()
+        if pid is not None and os.path.exists(f"/proc/{pid}"):
+            try:
+                kill_tree(pid)  # each exec leads its own process group on the host
+                return
+            except PermissionError:
+                pass
+        self._runtime.kill_marked(self.marker)  # a remote or foreign engine: kill from inside
+
+    def _main_exited(self) -> bool:
+        # asked at most four times a second, so short commands never pay for it
+        now = time.monotonic()
+        if now - self._last_check < 0.25:
+            return False
+        self._last_check = now
+        try:
+            return not self._api.exec_inspect(self.exec_id).get("Running")
+        except Exception:
+            return False
+
+    def _exit_code(self) -> int | None:
+        if self._start_failure is not None and b"not found" in self._start_failure:
+            return 127  # what a shell reports for a missing command
+        deadline = time.monotonic() + 10
+        while True:
+            info = self._api.exec_inspect(self.exec_id)
+            if not info.get("Running"):
+                code = info.get("ExitCode")
+                return None if code is None else int(code)
+            if time.monotonic() > deadline:
+                return None
+            time.sleep(0.005)
+
+    def _close(self) -> None:
+        for closer in (self._sock, self._raw):
+            try:
+                closer.close()
+            except Exception:
+                pass
+
+
+class DockerRuntime(Runtime):
+    """One container per session, the workspace bind-mounted at ``/workspace``."""
+
+    name = "docker"
+
+    def __init__(
+        self,
+        workspace: Path,
+        *,
+        home: Path | None = None,
+        env: Mapping[str, str] | None = None,
+        config: DockerRuntimeConfig | Mapping[str, Any] | None = None,
+        client: docker.DockerClient | None = None,
+    ) -> None:
+        """Start the session's container; raises a :class:`RuntimeSetupError` naming what to fix."""
+        from agentrig.workspace import WorkspaceError
+
+        if isinstance(config, Mapping) and not config.get("image"):
+            raise RuntimeSetupError("the docker runtime needs an image: pass --image IMAGE (or -c runtime.image=IMAGE)")
+        self.config = parse_options(DockerRuntimeConfig, config, self.name)
+        workspace = Path(workspace)
+        if not workspace.is_absolute() or not workspace.is_dir():
+            raise WorkspaceError(f"workspace '{workspace}' is not an existing absolute directory: it cannot be mounted")
+        if home is not None and not Path(home).is_dir():
+            raise WorkspaceError(f"home directory '{home}' is not an existing directory: it cannot be mounted")
+        self.workspace = workspace.resolve()
+        self.home_dir = Path(home).resolve() if home is not None else None
+        self.user = self.config.user or f"{os.getuid()}:{os.getgid()}"
+        base: dict[str, str] = {"HOME": CONTAINER_HOME if self.home_dir is not None else "/tmp"}
+        self._env = merge_env(base, env)
+        self.client = client or connect()
+        self._processes = ProcessSet()
+        self._closed = False
+        self._lock = threading.Lock()
+        if self.config.sweep_stale:
+            sweep_stale_containers(self.client)
+        self.session_id = uuid.uuid4().hex[:12]
+        self.container = self._start_container()
+        self.container_id: str = self.container.id
+
+    def _start_container(self) -> Any:
+        import docker.errors
+
+        try:
+            self.client.images.get(self.config.image)
+        except docker.errors.ImageNotFound:
+            raise ImageNotFoundError(
+                f"image '{self.config.image}' is not present locally and agentrig never pulls: build it "
+                f"(`docker build -t {self.config.image} .`) or load it (`docker load -i FILE`), then retry"
+            ) from None
+        volumes = {str(self.workspace): {"bind": CONTAINER_WORKDIR, "mode": "rw"}}
+        if self.home_dir is not None:
+            volumes[str(self.home_dir)] = {"bind": CONTAINER_HOME, "mode": "rw"}
+        pid = os.getpid()
+        labels = {
+            LABEL: "1",
+            LABEL_HOST: socket.gethostname(),
+            LABEL_PID: str(pid),
+            LABEL_START: _process_start_time(pid),
+            LABEL_SESSION: self.session_id,
+        }
+        limits: dict[str, Any] = {}
+        if self.config.mem_limit:
+            limits["mem_limit"] = self.config.mem_limit
+            limits["memswap_limit"] = self.config.mem_limit  # no swap: over the limit means killed
+        if self.config.cpus:
+            limits["nano_cpus"] = int(self.config.cpus * 1e9)
+        if self.config.pids_limit:
+            limits["pids_limit"] = self.config.pids_limit
+        try:
+            return self.client.containers.run(
+                self.config.image,
+                ["sleep", "infinity"],
+                detach=True,
+                init=self.config.init,
+                name=f"agentrig-{self.session_id}",
+                labels=labels,
+                network_mode=self.config.network,
+                volumes=volumes,
+                working_dir=CONTAINER_WORKDIR,
+                user=self.user,
+                environment={"HOME": self._env["HOME"]},
+                **limits,
+            )
+        except docker.errors.APIError as exc:
+            message = " ".join(str(exc.explanation or exc).split())
+            if "mount" in message or "bind" in message:
+                raise RuntimeSetupError(
+                    f"cannot mount workspace '{self.workspace}' into the container: {message}"
+                ) from None
+            raise RuntimeSetupError(f"cannot start a container from '{self.config.image}': {message}") from None
+
+    @property
+    def workdir(self) -> str:
+        """``/workspace``: the workspace as commands see it."""
+        return CONTAINER_WORKDIR
+
+    @property
+    def home(self) -> str | None:
+        """``HOME`` as commands see it."""
+        return self._env["HOME"]
+
+    @property
+    def environment(self) -> dict[str, str]:
+        """The environment every command gets on top of the image's (before a call's own ``env``)."""
+        return dict(self._env)
+
+    def start(
+        self,
+        command: Command,
+        *,
+        env: Mapping[str, str] | None = None,
+        timeout: float | None = None,
+        idle_timeout: float | None = None,
+        stdin: str | bytes | None = None,
+        cwd: str | None = None,
+    ) -> RuntimeProcess:
+        """Start ``command`` by exec in the container (str: through ``sh -c``; list: no shell)."""
+        if self._closed:
+            raise RuntimeError("runtime has been cleaned up")
+        argv = to_argv(command)
+        full_env = merge_env(self._env, env)
+        directory = CONTAINER_WORKDIR if cwd is None else str(Path(CONTAINER_WORKDIR) / cwd)
+        data = stdin.encode("utf-8") if isinstance(stdin, str) else stdin
+        process = DockerProcess(
+            self, argv, env=full_env, cwd=directory, stdin=data, timeout=timeout, idle_timeout=idle_timeout
+        )
+        self._processes.add(process)
+        return process
+
+    def kill_marked(self, marker: str, name: str = EXEC_MARKER) -> None:
+        """Kill, from inside the container, every process whose environment has ``name=marker``."""
+        script = (
+            "for p in /proc/[0-9]*; do "
+            f"if tr '\\0' '\\n' < $p/environ 2>/dev/null | grep -qx {shlex.quote(f'{name}={marker}')}; "
+            "then kill -9 ${p#/proc/} 2>/dev/null; fi; done"
+        )
+        try:
+            self.container.exec_run(["sh", "-c", script], user="0:0")
+        except Exception as exc:
+            log.warning("killing exec %s inside the container failed: %s", marker, exc)
+
+    def kill(self) -> None:
+        """Kill every running command and what commands left running in the background
+        (the container stays)."""
+        self._processes.kill_all()
+        self.kill_marked(self.session_id, name=RUNTIME_MARKER)
+
+    def cleanup(self) -> None:
+        """Kill every command and remove the container; idempotent."""
+        with self._lock:
+            if self._closed:
+                return
+            self._closed = True
+        try:
+            self._processes.kill_all()
+        finally:
+            try:
+                self.container.remove(force=True)
+            except Exception as exc:
+                if "No such container" not in str(exc) and "is already in progress" not in str(exc):
+                    log.warning("removing container %s failed: %s", self.container.name, exc)
