@@ -1,30 +1,606 @@
-"""The ``react`` agent (implementation pending: its own issue)."""
+"""The ``react`` agent: call the model with the tools, run the calls it makes, repeat.
+
+One turn: check the limits, compact the history if it outgrew its share of
+the context window, call the model (tag ``act``), run the tool calls of the
+reply (native ones, or ones written in text and repaired), append their
+results. The run stops on ``submit``, on a reply without tool calls, or on
+a limit, each recorded as ``stop_reason``. Every step is emitted as it
+happens.
+"""
 
 from __future__ import annotations
 
+import json
+import os
+import shutil
+import tempfile
+import threading
+import time
+from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
-from agentrig import Agent, AgentSetupError
+from agentrig import Agent, AgentError, AgentSetupError, AgentStepError, CheckpointInferenceResult
+from agentrig.llm.interface import ChatMessage, ChatModel, ChatResponse, ToolCall
+from agentrig.trajectory import AgentTextStep, ErrorStep, ThinkingStep, ToolUseStep, UserStep, parse_step
+from agentrig_react import compaction, prompts
+from agentrig_react.builtin_tools import builtin_tools
+from agentrig_react.config import ReactConfig, SubagentConfig
+from agentrig_react.context import ToolContext
+from agentrig_react.json_repair import JSONRepairError, loads_lenient
+from agentrig_react.loop_detection import RepeatDetector, RepeatVerdict
+from agentrig_react.registry import Tool, ToolDefinitionError, ToolOutput, ToolRegistry
+from agentrig_react.subagents import SubagentRun, SubagentTool
+from agentrig_react.text_calls import ToolCallParseError, parse_tool_calls
+
+if TYPE_CHECKING:
+    from agentrig.credentials import ProviderCredential
+    from agentrig.model_definition import ModelDefinition, ThinkingPreset
+    from agentrig.session import Session
+    from agentrig.trajectory import TrajectoryStep
+
+
+@dataclass
+class _PlannedCall:
+    """A tool call read from a reply, before it runs."""
+
+    id: str | None
+    name: str
+    arguments: dict[str, Any]
+    error: str | None = None
+    warn: bool = False
+    output: ToolOutput | None = None
+    skipped: bool = field(default=False)
 
 
 class ReactAgent(Agent):
-    """Placeholder until the agent's issue lands: refuses to set up."""
+    """A tool-calling ReAct loop over any agentrig chat model (OpenAI, Anthropic, replay).
+
+    Tools beyond the built-in ones can be added with :meth:`add_tool` and
+    :meth:`add_subagent` before :meth:`setup`. ``submission`` holds what the
+    last ``submit`` call said.
+    """
+
+    def __init__(
+        self,
+        config: ReactConfig,
+        model: ModelDefinition,
+        credential: ProviderCredential | None,
+        problem_name: str,
+        verbose: bool = False,
+        image: str | None = None,
+        thinking_preset: ThinkingPreset | None = None,
+        thinking_max_tokens: int | None = None,
+    ) -> None:
+        """Prepare the agent; nothing connects or runs until :meth:`setup`."""
+        super().__init__("react", problem_name, config.cost_limits, model.pricing, verbose)
+        self.config = config
+        self.model_definition = model
+        self.credential = credential
+        self.image = image
+        self.thinking_preset = thinking_preset
+        self.thinking_max_tokens = thinking_max_tokens
+        self.chat_model: ChatModel | None = None
+        self.session: Session | None = None
+        self.registry = ToolRegistry(builtin_tools())
+        self.context: ToolContext | None = None
+        self.messages: list[ChatMessage] = []
+        self.submission: str | None = None
+        self.subagent_runs: list[SubagentRun] = []
+        self._subagents: list[SubagentTool] = []
+        self._trajectory: list[TrajectoryStep] = []
+        self._responses: list[ChatResponse] = []
+        self._repeats = RepeatDetector(config.max_consecutive_repeats)
+        self._format_errors = 0
+        self._current_task: str | None = None
+        self._context_base = 0
+        self._context_base_len = 0
+        self._scratch: Path | None = None
+        self._usage_lock = threading.Lock()
 
     @classmethod
-    def _from_config(cls, config, model, credential, problem_name, verbose, image, thinking_preset=None, thinking_max_tokens=None):  # type: ignore[no-untyped-def]
-        return cls("react", problem_name, config.cost_limits, model.pricing, verbose)
+    def _from_config(  # type: ignore[override]
+        cls,
+        config: ReactConfig,
+        model: ModelDefinition,
+        credential: ProviderCredential | None,
+        problem_name: str,
+        verbose: bool,
+        image: str | None,
+        thinking_preset: ThinkingPreset | None = None,
+        thinking_max_tokens: int | None = None,
+    ) -> ReactAgent:
+        return cls(config, model, credential, problem_name, verbose, image, thinking_preset, thinking_max_tokens)
 
-    def setup(self, session) -> None:  # type: ignore[no-untyped-def]
-        raise AgentSetupError("the react agent is not implemented yet")
+    # -- tools --------------------------------------------------------------
 
-    def run(self, task: str) -> None:
-        raise AgentSetupError("the react agent is not implemented yet")
+    def add_tool(self, tool: Tool) -> None:
+        """Offer another tool (before :meth:`setup`)."""
+        self.registry.add(tool)
+
+    def add_subagent(self, subagent: SubagentTool) -> None:
+        """Offer an agent as a tool (before :meth:`setup`)."""
+        subagent.on_finish = self._subagent_finished
+        self._subagents.append(subagent)
+        self.registry.add(subagent.as_tool())
+
+    def _subagent_from_config(self, sub: SubagentConfig) -> SubagentTool:
+        from agentrig.plugins import get_agent_config_cls
+
+        try:
+            config_cls = get_agent_config_cls(sub.agent["type"])
+            sub_config = config_cls.model_validate(sub.agent)
+        except Exception as exc:
+            raise AgentSetupError(f"react config: subagents '{sub.name}': {_one_line(exc)}") from None
+
+        def build() -> Agent:
+            return Agent.from_config(
+                sub_config,
+                self.model_definition,
+                self.credential,
+                f"{self.problem_name}/{sub.name}",
+                self.verbose,
+                self.image,
+                self.thinking_preset,
+                self.thinking_max_tokens,
+            )
+
+        return SubagentTool(sub.name, sub.description, build, subdirectory=sub.subdirectory)
+
+    def _subagent_finished(self, run: SubagentRun) -> None:
+        with self._usage_lock:
+            self.subagent_runs.append(run)
+            if run.result is not None:
+                self.usage.add(run.result.usage)
+
+    # -- lifecycle ----------------------------------------------------------
+
+    def setup(self, session: Session) -> None:
+        """Connect the model client, build the tools and their context over ``session``."""
+        self.session = session
+        for sub in self.config.subagents:
+            self.add_subagent(self._subagent_from_config(sub))
+        try:
+            self.registry.override_descriptions(self.config.description_overrides)
+        except ToolDefinitionError as exc:
+            raise AgentSetupError(f"react config: {exc}") from None
+        if self.chat_model is None:
+            self.chat_model = self._make_chat_model()
+        self._scratch = Path(tempfile.mkdtemp(prefix="agentrig-react-"))
+        for subagent in self._subagents:
+            subagent.session = session
+            subagent.artifacts_root = self._scratch / "subagents"
+        self.context = ToolContext(
+            root=Path(session.workspace.path),
+            workdir=session.runtime.workdir,
+            runtime=session.runtime,
+            command_timeout=self.config.command_timeout,
+            max_output_chars=self.config.max_output_chars,
+        )
+
+    def _make_chat_model(self) -> ChatModel:
+        from agentrig.llm.errors import LLMError
+        from agentrig.llm.factory import create_chat_model
+
+        options: dict[str, Any] = dict(self.config.model_options)
+        if self.thinking_preset is not None:
+            options.setdefault("thinking", self.thinking_preset)
+        if self.thinking_max_tokens is not None:
+            options.setdefault("thinking_budget", self.thinking_max_tokens)
+        try:
+            return create_chat_model(
+                self.model_definition, self.credential, base_url=self.config.base_url, **options
+            )
+        except LLMError as exc:
+            raise AgentSetupError(f"model {self.model_definition.id}: {exc.message}") from None
 
     def reset(self) -> None:
-        pass
-
-    def save_artifacts(self, path: Path) -> None:
-        pass
+        """Forget the conversation (usage stays)."""
+        self.messages = []
+        self._repeats.reset()
+        self._format_errors = 0
+        self._current_task = None
+        self._context_base = 0
+        self._context_base_len = 0
 
     def cleanup(self) -> None:
-        pass
+        """Close the model client and drop scratch files; idempotent."""
+        model, self.chat_model = self.chat_model, None
+        if model is not None:
+            try:
+                model.close()
+            except Exception as exc:  # closing connections must not fail a finished run
+                self.log.warning("closing the model client failed: %s", exc)
+        if self._scratch is not None:
+            shutil.rmtree(self._scratch, ignore_errors=True)
+            self._scratch = None
+
+    # -- artifacts ----------------------------------------------------------
+
+    def save_artifacts(self, path: Path) -> None:
+        """Write ``messages.jsonl``, ``trajectory.jsonl``, ``replay.jsonl`` (the model's replies) and subagents'."""
+        path = Path(path)
+        path.mkdir(parents=True, exist_ok=True)
+        _write_lines(path / "messages.jsonl", [m.model_dump_json() for m in self.messages])
+        _write_lines(path / "trajectory.jsonl", [s.model_dump_json() for s in self._trajectory])
+        _write_lines(path / "replay.jsonl", [r.model_dump_json() for r in self._responses])
+        if self._scratch is not None and (self._scratch / "subagents").is_dir():
+            shutil.copytree(self._scratch / "subagents", path / "subagents", dirs_exist_ok=True)
+
+    # -- steps --------------------------------------------------------------
+
+    def _emit(self, step: TrajectoryStep) -> None:
+        self._trajectory.append(step)
+        if self.verbose:
+            self.log.info("%s", step.model_dump_json(exclude={"timestamp"})[:500])
+        self.emit_step(step)
+
+    def _stop(self, reason: str, message: str | None = None) -> None:
+        self.stop_reason = reason
+        if message:
+            self._emit(ErrorStep(message=message, error_type=reason))
+
+    # -- the loop -----------------------------------------------------------
+
+    def _ready(self) -> tuple[ChatModel, ToolContext]:
+        if self.chat_model is None or self.context is None:
+            raise AgentSetupError("the react agent is not set up: call setup(session) first")
+        return self.chat_model, self.context
+
+    def run(self, task: str) -> None:
+        """Work on ``task`` until the model submits, stops calling tools, or a limit is hit."""
+        model, context = self._ready()
+        self._trajectory = []
+        self._responses = []
+        self.submission = None
+        self.stop_reason = None
+        limit = self.config.wall_clock_limit
+        context.deadline = time.monotonic() + limit if limit else None
+        specs = self.registry.specs()
+        if not self.messages:
+            system = prompts.system_prompt(
+                context.workdir, self.config.system_prompt, specs, native_tools=self.config.native_tools
+            )
+            self.messages.append(ChatMessage(role="system", content=system))
+        self.messages.append(ChatMessage(role="user", content=task))
+        self._current_task = task
+        self._emit(UserStep(content=task))
+        self._repeats.reset()
+        self._format_errors = 0
+        tools = specs if self.config.native_tools else None
+        act_calls = 0
+        while True:
+            if context.deadline is not None and time.monotonic() >= context.deadline:
+                self._stop("wall_clock_limit", f"wall-clock limit of {limit:g} s reached")
+                return
+            if act_calls >= self.config.max_steps:
+                self._stop("step_limit", f"max_steps ({self.config.max_steps}) model calls reached")
+                return
+            self.check_limits()
+            self._maybe_compact(model)
+            self.check_limits()
+            response = self._call(model, tools, "act")
+            act_calls += 1
+            if self._handle_reply(response.message, context):
+                return
+
+    def _call(self, model: ChatModel, tools: Sequence[Any] | None, tag: str, retried: bool = False) -> ChatResponse:
+        from agentrig.llm.errors import ContextLengthError, LLMError
+
+        sent = len(self.messages)
+        try:
+            response = model.complete(
+                self.messages, tools, max_tokens=self.config.max_tokens, temperature=self.config.temperature
+            )
+        except ContextLengthError as exc:
+            # The estimate missed: compact now and try once more before giving up.
+            if not retried and self._compact(model):
+                return self._call(model, tools, tag, retried=True)
+            self._stop("context_length", f"model call failed: {exc}")
+            raise AgentStepError(f"the conversation no longer fits the model's context: {exc}") from None
+        except LLMError as exc:
+            self._stop("model_error", f"model call failed: {exc}")
+            raise AgentStepError(f"model call failed: {exc}") from None
+        self._record(response, tag)
+        self._context_base = response.usage.context
+        self._context_base_len = sent
+        return response
+
+    def _record(self, response: ChatResponse, tag: str) -> None:
+        self._responses.append(response)
+        with self._usage_lock:
+            self.usage.step(response.usage, response.cost or 0.0, count_step=tag == "act")
+        self._emit(response.to_llm_call(tag))
+
+    def _handle_reply(self, message: ChatMessage, context: ToolContext) -> bool:
+        """Take in one reply; ``True`` when the run is over."""
+        calls, parse_error = self._read_calls(message)
+        self.messages.append(message)
+        if message.thinking:
+            self._emit(ThinkingStep(content=message.thinking))
+        if message.content:
+            self._emit(AgentTextStep(content=message.content))
+        if parse_error is not None:
+            return self._format_error(parse_error)
+        if not calls:
+            self._stop("no_tool_calls")
+            return True
+        stop = self._run_calls(calls, context, native=bool(message.tool_calls))
+        if all(call.error for call in calls):
+            return self._count_format_error("the arguments of every tool call were unreadable")
+        self._format_errors = 0
+        if stop is not None:
+            self._stop(stop)
+            return True
+        return False
+
+    def _read_calls(self, message: ChatMessage) -> tuple[list[_PlannedCall], str | None]:
+        if message.tool_calls:
+            planned = []
+            for index, call in enumerate(message.tool_calls):
+                arguments, error = _native_arguments(call)
+                if error is None and call.arguments != arguments:
+                    # Send the repaired arguments back: the provider may reject the broken text.
+                    message.tool_calls[index] = call.model_copy(
+                        update={"arguments": arguments, "raw_arguments": json.dumps(arguments)}
+                    )
+                planned.append(_PlannedCall(call.id, call.name, arguments, error))
+            return planned, None
+        parameters = {tool.name: list(tool.input_model.model_fields) for tool in self.registry}
+        try:
+            found = parse_tool_calls(message.content, parameters)
+        except ToolCallParseError as exc:
+            return [], str(exc)
+        return [_PlannedCall(None, call.name, call.arguments) for call in found], None
+
+    def _format_error(self, reason: str) -> bool:
+        self._emit(ErrorStep(message=f"format error: {reason}", error_type="format_error"))
+        self.messages.append(
+            ChatMessage(role="user", content=prompts.format_error(reason, native_tools=self.config.native_tools))
+        )
+        return self._count_format_error(reason)
+
+    def _count_format_error(self, reason: str) -> bool:
+        self._format_errors += 1
+        if self._format_errors >= self.config.max_format_errors:
+            self._stop("format_errors", f"{self._format_errors} unreadable replies in a row; last: {reason}")
+            return True
+        return False
+
+    def _run_calls(self, calls: list[_PlannedCall], context: ToolContext, *, native: bool) -> str | None:
+        """Run the calls of one reply, append their results in call order; the stop reason, if any."""
+        stop: str | None = None
+        runnable: list[_PlannedCall] = []
+        for call in calls:
+            if stop is not None:
+                why = "the task was submitted" if stop == "submitted" else f"the agent stopped ({stop})"
+                call.output = ToolOutput(content=f"not run: {why}", is_error=True)
+                call.skipped = True
+                continue
+            if call.error is not None:
+                call.output = ToolOutput(content=call.error, is_error=True)
+                continue
+            verdict = self._repeats.observe(call.name, call.arguments)
+            if verdict is RepeatVerdict.STOP:
+                stop = "repeated_tool_call"
+                call.output = ToolOutput(content="not run: the same call was repeated too often", is_error=True)
+                call.skipped = True
+                self._emit(
+                    ErrorStep(
+                        message=f"{call.name} called with the same arguments {self._repeats.count} times in a row",
+                        error_type="repeated_tool_call",
+                    )
+                )
+                continue
+            call.warn = verdict is RepeatVerdict.WARN
+            runnable.append(call)
+            if call.name == "submit":
+                stop = "submitted"
+        if self.config.parallel_tool_calls and len(runnable) > 1:
+            workers = min(self.config.max_parallel_tools, len(runnable))
+            with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="react-tool") as pool:
+                outputs = list(pool.map(lambda c: self.registry.invoke(context, c.name, c.arguments), runnable))
+            for call, output in zip(runnable, outputs):
+                call.output = output
+        else:
+            for call in runnable:
+                call.output = self.registry.invoke(context, call.name, call.arguments)
+        text_results: list[str] = []
+        for index, call in enumerate(calls):
+            output = call.output
+            assert output is not None
+            content = output.content
+            if call.warn:
+                content = f"{content}\n\n{self._repeats.warning(call.name)}"
+            if output.submitted:
+                self.submission = output.content
+            call_id = call.id if native else None
+            if not call.skipped:
+                self._emit(
+                    ToolUseStep(
+                        tool=call.name,
+                        arguments=call.arguments,
+                        tool_call_id=call_id,
+                        result=content,
+                        is_error=output.is_error,
+                        exit_code=output.exit_code,
+                        elapsed=output.elapsed,
+                    )
+                )
+            if native:
+                self.messages.append(
+                    ChatMessage(role="tool", tool_call_id=call.id or f"call_{index}", content=content, is_error=output.is_error)
+                )
+            else:
+                text_results.append(prompts.text_tool_result(call.name, content, is_error=output.is_error))
+        if text_results:
+            self.messages.append(ChatMessage(role="user", content="\n\n".join(text_results)))
+        return stop
+
+    # -- compaction ---------------------------------------------------------
+
+    def _context_window(self) -> int | None:
+        return self.config.context_window or self.model_definition.context_window
+
+    def _context_tokens(self) -> int:
+        if self._context_base and self._context_base_len <= len(self.messages):
+            return self._context_base + compaction.estimate_tokens(self.messages[self._context_base_len :])
+        return compaction.estimate_tokens(self.messages)
+
+    def _maybe_compact(self, model: ChatModel) -> None:
+        window = self._context_window()
+        if compaction.should_compact(self._context_tokens(), window, self.config.compaction_threshold):
+            self._compact(model)
+
+    def _compact(self, model: ChatModel) -> bool:
+        """Summarise the older part of the conversation; ``False`` when there is nothing to summarise."""
+        from agentrig.llm.errors import LLMError
+
+        window = self._context_window() or compaction.estimate_tokens(self.messages)
+        split = compaction.split_point(self.messages, int(window * self.config.compaction_keep_share))
+        if split is None:
+            return False
+        self.check_limits()
+        older = self.messages[compaction.head_length(self.messages) : split]
+        try:
+            response = model.complete(compaction.summary_request(older), None, max_tokens=self.config.max_tokens)
+        except LLMError as exc:
+            self._emit(ErrorStep(message=f"compaction failed: {exc}", error_type="compaction"))
+            return False
+        self._record(response, "summary")
+        summary = response.message.content.strip() or "(the summariser returned nothing)"
+        self._emit(AgentTextStep(content=summary))
+        self.messages = compaction.rebuild(self.messages, split, summary, self._current_task)
+        self._context_base = 0
+        self._context_base_len = 0
+        return True
+
+    # -- replay -------------------------------------------------------------
+
+    def supports_replay(self) -> bool:
+        """The react agent re-runs a recorded trajectory's tool calls without a model."""
+        return True
+
+    def run_replay(self, path: Path) -> CheckpointInferenceResult:
+        """Re-execute the tool calls of ``path`` (a ``trajectory.jsonl`` or a checkpoint directory holding one).
+
+        Subagent calls are not re-run (they need a model). ``stop_reason`` is
+        ``submitted`` when the recording submitted, else ``replayed``;
+        results that differ from the recorded ones are counted in the log.
+        """
+        started = datetime.now(timezone.utc)
+        self._trajectory = []
+        error: str | None = None
+        reason = "replayed"
+        try:
+            context = self.context
+            if context is None:
+                raise AgentSetupError("the react agent is not set up: call setup(session) first")
+            steps = _load_trajectory(Path(path))
+            subagent_names = {s.name for s in self._subagents}
+            differing = 0
+            for step in steps:
+                if not isinstance(step, ToolUseStep) or step.tool in subagent_names:
+                    if isinstance(step, UserStep):
+                        self._emit(step)
+                    continue
+                arguments = step.arguments if isinstance(step.arguments, dict) else _lenient_object(step.arguments)
+                output = self.registry.invoke(context, step.tool, arguments)
+                if step.result is not None and output.content != step.result.split("\n\n[warning: ")[0]:
+                    differing += 1
+                self._emit(
+                    ToolUseStep(
+                        tool=step.tool,
+                        arguments=arguments,
+                        tool_call_id=step.tool_call_id,
+                        result=output.content,
+                        is_error=output.is_error,
+                        exit_code=output.exit_code,
+                        elapsed=output.elapsed,
+                    )
+                )
+                if output.submitted:
+                    self.submission = output.content
+                    reason = "submitted"
+                    break
+            if differing:
+                self.log.info("replay: %d tool results differ from the recording", differing)
+        except AgentError as exc:
+            error = str(exc)
+            reason = "error"
+        completed = datetime.now(timezone.utc)
+        self.stop_reason = reason
+        return CheckpointInferenceResult(
+            started=started,
+            completed=completed,
+            elapsed=(completed - started).total_seconds(),
+            usage=self.usage.model_copy(deep=True),
+            had_error=error is not None,
+            error_message=error,
+            stop_reason=reason,
+            prior_cost=self.prior_cost,
+        )
+
+
+def _native_arguments(call: ToolCall) -> tuple[dict[str, Any], str | None]:
+    """A native call's arguments, repaired when the client could not parse them."""
+    raw = (call.raw_arguments or "").strip()
+    if call.arguments or not raw or raw == "{}":
+        return dict(call.arguments), None
+    try:
+        value = loads_lenient(raw)
+    except JSONRepairError as exc:
+        return {}, f"the arguments of {call.name} are not valid JSON ({exc}); send the call again with a JSON object"
+    if not isinstance(value, dict):
+        return {}, f"the arguments of {call.name} must be a JSON object, got {type(value).__name__}"
+    return value, None
+
+
+def _lenient_object(text: str) -> dict[str, Any]:
+    try:
+        value = loads_lenient(text)
+    except JSONRepairError:
+        return {}
+    return value if isinstance(value, dict) else {}
+
+
+def _load_trajectory(path: Path) -> list[TrajectoryStep]:
+    file = path / "trajectory.jsonl" if path.is_dir() else path
+    try:
+        lines = file.read_text(encoding="utf-8").splitlines()
+    except OSError as exc:
+        raise AgentError(f"cannot read trajectory {file}: {exc.strerror}") from None
+    steps = []
+    for number, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        try:
+            steps.append(parse_step(line))
+        except ValueError:
+            raise AgentError(f"{file}:{number}: not a trajectory step") from None
+    return steps
+
+
+def _write_lines(path: Path, lines: list[str]) -> None:
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write("".join(f"{line}\n" for line in lines))
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def _one_line(exc: BaseException) -> str:
+    from pydantic import ValidationError
+
+    if isinstance(exc, ValidationError):
+        first = exc.errors()[0]
+        where = ".".join(str(p) for p in first["loc"])
+        return f"{where}: {first['msg']}" if where else first["msg"]
+    text = str(exc).strip().splitlines()
+    return text[0] if text else type(exc).__name__

@@ -2,15 +2,60 @@
 
 from __future__ import annotations
 
-from typing import Literal
+import re
+from typing import Any, Literal
 
-from pydantic import Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from agentrig import AgentConfigBase
 
+#: The built-in tools, in the order they are offered.
+BUILTIN_TOOL_NAMES: tuple[str, ...] = ("bash", "read_file", "write_file", "edit_file", "list_dir", "submit")
+
+
+class SubagentConfig(BaseModel):
+    """Another agentrig agent offered to the react agent as a tool.
+
+    The tool takes one argument, ``task``; each call runs a fresh agent of
+    ``agent['type']`` (any installed agent type) on it, with the parent's
+    model, in ``directory`` (a subdirectory of the workspace, created on
+    first use), and returns how it ended.
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    name: str = Field(pattern=r"^[a-zA-Z0-9_-]{1,64}$", description="The tool's name.")
+    description: str = Field(min_length=1, description="What the tool does, as the model sees it.")
+    agent: dict[str, Any] = Field(description="The subagent's config; 'type' names the agent type.")
+    directory: str | None = Field(
+        default=None, description="Workspace subdirectory the subagent is confined to (default: subagents/NAME)."
+    )
+
+    @field_validator("agent")
+    @classmethod
+    def _has_type(cls, value: dict[str, Any]) -> dict[str, Any]:
+        if not isinstance(value.get("type"), str) or not value["type"]:
+            raise ValueError("needs a 'type' naming the subagent's agent type (e.g. react)")
+        return value
+
+    @field_validator("directory")
+    @classmethod
+    def _relative(cls, value: str | None) -> str | None:
+        if value is None:
+            return value
+        parts = [p for p in re.split(r"[/\\]", value) if p not in ("", ".")]
+        if value.startswith(("/", "\\")) or ".." in parts or not parts:
+            raise ValueError(f"'{value}' must be a relative path inside the workspace")
+        return "/".join(parts)
+
+    @property
+    def subdirectory(self) -> str:
+        """The workspace subdirectory the subagent works in."""
+        return self.directory or f"subagents/{self.name}"
+
 
 class ReactConfig(AgentConfigBase):
-    """Settings of the ReAct loop; limits come from ``cost_limits``."""
+    """Settings of the ReAct loop; spending limits come from ``cost_limits``."""
 
     type: Literal["react"] = "react"
     system_prompt: str | None = Field(default=None, description="Replaces the built-in system prompt.")
@@ -18,11 +63,39 @@ class ReactConfig(AgentConfigBase):
     wall_clock_limit: float | None = Field(default=None, gt=0, description="Seconds per checkpoint; none: no limit.")
     native_tools: bool = Field(default=True, description="Use the provider's tool calling; false: tool calls in text.")
     parallel_tool_calls: bool = Field(default=False, description="Run independent tool calls of one reply concurrently.")
+    max_parallel_tools: int = Field(default=8, ge=1, description="Tool calls run at once when parallel.")
     max_format_errors: int = Field(default=3, ge=1, description="Consecutive unparseable replies before stopping.")
     max_consecutive_repeats: int = Field(default=3, ge=2, description="Identical calls in a row: warn, then stop.")
-    compaction_threshold: float = Field(default=0.8, gt=0, le=1, description="Share of the context window that triggers compaction.")
+    compaction_threshold: float = Field(
+        default=0.8, gt=0, le=1, description="Share of the context window that triggers compaction."
+    )
+    compaction_keep_share: float = Field(
+        default=0.25, gt=0, lt=1, description="Share of the context window kept verbatim (recent turns) on compaction."
+    )
+    context_window: int | None = Field(
+        default=None, gt=0, description="Context window in tokens; default: the model catalog's (none: no compaction)."
+    )
     command_timeout: float = Field(default=120.0, gt=0, description="Seconds before a bash tool call is killed.")
     max_output_chars: int = Field(default=20_000, ge=200, description="Tool output kept (head and tail) per call.")
     description_overrides: dict[str, str] = Field(default_factory=dict, description="Tool name to replacement description.")
+    subagents: list[SubagentConfig] = Field(default_factory=list, description="Agents offered as tools.")
+    base_url: str | None = Field(default=None, description="Model endpoint; overrides the provider's env var.")
+    model_options: dict[str, Any] = Field(
+        default_factory=dict, description="Options of the chat client (stream, timeout, retry, ...)."
+    )
     temperature: float | None = Field(default=None, ge=0)
     max_tokens: int | None = Field(default=None, gt=0, description="Output tokens per model call.")
+
+    @model_validator(mode="after")
+    def _check_tools(self) -> ReactConfig:
+        names = list(BUILTIN_TOOL_NAMES)
+        for sub in self.subagents:
+            if sub.name in names:
+                raise ValueError(f"subagents: the name '{sub.name}' is already a tool's; choose another")
+            names.append(sub.name)
+        unknown = sorted(set(self.description_overrides) - set(names))
+        if unknown:
+            raise ValueError(
+                f"description_overrides: unknown tool(s) {', '.join(unknown)} (tools: {', '.join(names)})"
+            )
+        return self
