@@ -111,7 +111,7 @@ class MiniSweAgent(Agent):
         self._resolved = load_mini_config(self.config, self._upstream)
         self._session = session
         self._env = self._build_environment(session)
-        self._model = self._build_model()
+        self._check_model_settings()
         self._scratch = Path(tempfile.mkdtemp(prefix="agentrig-miniswe-"))
 
     def _build_environment(self, session: Session) -> RuntimeEnvironment:
@@ -125,6 +125,30 @@ class MiniSweAgent(Agent):
                 f"miniswe environment settings (config_file '{self.config.config_file}' or environment_overrides): "
                 f"{_first_error(exc)}"
             ) from None
+
+    def _check_model_settings(self) -> None:
+        """Refuse bad model settings at set-up; the client itself is made on the first run
+        (a replay needs no model, nor its credential)."""
+        assert self._resolved is not None
+        if self.config.model_backend == "litellm":
+            return
+        from agentrig_miniswe.model import LITELLM_ONLY_MODEL_KEYS, AgentrigModelConfig, check_model_kwargs
+
+        section = {k: v for k, v in self._resolved.model.items() if k not in LITELLM_ONLY_MODEL_KEYS}
+        try:
+            settings = AgentrigModelConfig(model_name=self.model.id, action_format=self._resolved.action_format, **section)
+            check_model_kwargs(settings.model_kwargs)
+        except (ValidationError, ValueError) as exc:
+            detail = _first_error(exc) if isinstance(exc, ValidationError) else str(exc)
+            raise AgentSetupError(
+                f"miniswe model settings (config_file '{self.config.config_file}' or model_overrides): {detail}"
+            ) from None
+        from agentrig.llm.factory import parse_options
+
+        try:
+            parse_options(self.config.model_options)
+        except Exception as exc:
+            raise AgentSetupError(f"miniswe model_options: {exc}") from None
 
     def _build_model(self) -> Any:
         assert self._resolved is not None
@@ -200,6 +224,8 @@ class MiniSweAgent(Agent):
             raise AgentError("MiniSweAgent.run called before setup(session)")
         from agentrig_miniswe.mini_config import apply_limits, stop_reason_for
 
+        if self._model is None:
+            self._model = self._build_model()
         agent_cls = _traced_agent_class(self._upstream)
         settings = apply_limits(self._resolved.agent, self.cost_limits, self.prior_cost)
         self._commands = 0

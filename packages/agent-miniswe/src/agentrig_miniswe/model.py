@@ -69,6 +69,16 @@ class AgentrigModelConfig(BaseModel):
         return DEFAULT_TOOLCALL_FORMAT_ERROR_TEMPLATE
 
 
+def check_model_kwargs(model_kwargs: dict[str, Any]) -> None:
+    """Raise ``ValueError`` naming the ``model_kwargs`` agentrig's chat models cannot honour."""
+    unknown = set(model_kwargs) - _SUPPORTED_MODEL_KWARGS
+    if unknown:
+        raise ValueError(
+            f"model_kwargs {sorted(unknown)} are not supported with model_backend 'agentrig' "
+            f"(supported: {sorted(_SUPPORTED_MODEL_KWARGS)})"
+        )
+
+
 BASH_TOOL_SPEC = ToolSpec(
     name=_UP.BASH_TOOL["function"]["name"],
     description=_UP.BASH_TOOL["function"]["description"],
@@ -104,12 +114,7 @@ class AgentrigModel:
         is reached (the call is then not made); ``on_response`` hears every reply.
         """
         self.config = AgentrigModelConfig(**kwargs)
-        unknown = set(self.config.model_kwargs) - _SUPPORTED_MODEL_KWARGS
-        if unknown:
-            raise ValueError(
-                f"model_kwargs {sorted(unknown)} are not supported with model_backend 'agentrig' "
-                f"(supported: {sorted(_SUPPORTED_MODEL_KWARGS)})"
-            )
+        check_model_kwargs(self.config.model_kwargs)
         self.chat_model = chat_model
         self.on_response = on_response
         self.limit_check = limit_check
