@@ -33,9 +33,9 @@ class AgentConfigBase(BaseModel):
 
     Subclasses narrow ``type`` to a ``Literal`` naming their agent type and add
     their own fields. Unknown keys are an error (``extra="forbid"``).
-    ``docker_template`` is a Dockerfile template (rendered with ``base_image``
-    and ``version``) for agents that need their own image; it requires
-    ``version``.
+    ``docker_template`` is a Dockerfile template (``{{ base_image }}`` and
+    ``{{ version }}`` are replaced, see :mod:`agentrig.runtime.images`) for
+    agents that need their own image; it requires ``version``.
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -44,7 +44,11 @@ class AgentConfigBase(BaseModel):
     cost_limits: AgentCostLimits = Field(default_factory=AgentCostLimits)
     version: str | None = Field(default=None, description="Version of the agent's own tool, rendered into its image.")
     docker_template: str | None = Field(
-        default=None, description="Dockerfile template for the agent's image (Jinja-free: {base_image}, {version})."
+        default=None,
+        description=(
+            "Dockerfile template for the agent's image: '{{ base_image }}' and '{{ version }}' are replaced "
+            "(a Dockerfile's own ${VAR} is left alone); built as agentrig/<agent>-<version>:<base-tag>."
+        ),
     )
     reset_context: bool = Field(
         default=True, description="Start every checkpoint with a fresh context (false: continue the conversation)."

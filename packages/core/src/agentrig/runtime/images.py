@@ -1,0 +1,169 @@
+"""Agent images: a Dockerfile template rendered with the base image and the
+agent's version, built through the SDK, tagged ``agentrig/<agent>-<version>:<base-tag>``.
+
+Templates use ``{{ base_image }}`` and ``{{ version }}`` (spaces inside the
+braces optional), a syntax that never clashes with a Dockerfile's own
+``${VAR}``/``$VAR``. Every other ``{{ ... }}`` is an error naming it. The
+built image carries a label with the hash of the rendered Dockerfile, so
+building an unchanged template again is a no-op. Nothing is ever pulled: the
+base image must be present locally.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import logging
+import re
+import tarfile
+from typing import TYPE_CHECKING
+
+from agentrig.runtime.errors import ImageBuildError, ImageNotFoundError
+
+if TYPE_CHECKING:
+    import docker
+
+log = logging.getLogger(__name__)
+
+LABEL_TEMPLATE_HASH = "agentrig.template-sha256"
+LABEL_AGENT = "agentrig.agent"
+LABEL_VERSION = "agentrig.agent-version"
+_PLACEHOLDER = re.compile(r"\{\{\s*([^{}]*?)\s*\}\}")
+_TAG_CHARS = re.compile(r"[^a-z0-9_.-]+")
+
+
+class TemplateError(ValueError):
+    """A Dockerfile template uses a placeholder agentrig does not know."""
+
+
+def render_template(template: str, *, base_image: str, version: str) -> str:
+    """The Dockerfile: ``{{ base_image }}`` and ``{{ version }}`` replaced, the rest untouched."""
+    values = {"base_image": base_image, "version": version}
+
+    def replace(match: re.Match[str]) -> str:
+        name = match.group(1)
+        if name not in values:
+            raise TemplateError(
+                f"docker_template uses unknown placeholder '{{{{ {name} }}}}' (known: {{{{ base_image }}}}, {{{{ version }}}})"
+            )
+        return values[name]
+
+    return _PLACEHOLDER.sub(replace, template)
+
+
+def _tag_part(text: str, limit: int) -> str:
+    part = _TAG_CHARS.sub("-", text.lower()).strip("-.") or "x"
+    return part[:limit]
+
+
+def agent_image_tag(agent: str, version: str, base_image: str) -> str:
+    """``agentrig/<agent>-<version>:<base-tag>``, e.g. ``agentrig/claude_code-2.1.3:python-3.12-slim``."""
+    base = base_image.rsplit("/", 1)[-1]  # the registry and namespace add nothing but length
+    base_tag = _tag_part(base.replace(":", "-").replace("@", "-"), 128)
+    return f"agentrig/{_tag_part(agent, 60)}-{_tag_part(version, 60)}:{base_tag}"
+
+
+def template_hash(dockerfile: str) -> str:
+    """SHA-256 of a rendered Dockerfile (what decides whether a rebuild is needed)."""
+    return hashlib.sha256(dockerfile.encode("utf-8")).hexdigest()
+
+
+def _context(dockerfile: str) -> io.BytesIO:
+    data = dockerfile.encode("utf-8")
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w") as tar:
+        info = tarfile.TarInfo("Dockerfile")
+        info.size = len(data)
+        tar.addfile(info, io.BytesIO(data))
+    buffer.seek(0)
+    return buffer
+
+
+def _build_network(client: docker.DockerClient) -> str | None:
+    # a daemon started with --bridge=none has no default network for RUN steps
+    return None if client.networks.list(names=["bridge"]) else "host"
+
+
+def build_agent_image(
+    client: docker.DockerClient,
+    *,
+    agent: str,
+    version: str,
+    template: str,
+    base_image: str,
+    force: bool = False,
+) -> tuple[str, bool]:
+    """Build the agent's image unless an identical one exists; returns ``(tag, built)``.
+
+    Raises :class:`ImageNotFoundError` when ``base_image`` is not present
+    locally, :class:`ImageBuildError` (with the failing step's message) when
+    the build fails, :class:`TemplateError` for an unknown placeholder.
+    """
+    import docker.errors
+
+    dockerfile = render_template(template, base_image=base_image, version=version)
+    digest = template_hash(dockerfile)
+    tag = agent_image_tag(agent, version, base_image)
+    if not force:
+        try:
+            existing = client.images.get(tag)
+            if (existing.labels or {}).get(LABEL_TEMPLATE_HASH) == digest:
+                return tag, False
+        except docker.errors.ImageNotFound:
+            pass
+    try:
+        client.images.get(base_image)
+    except docker.errors.ImageNotFound:
+        raise ImageNotFoundError(
+            f"base image '{base_image}' of agent '{agent}' is not present locally and agentrig never pulls: "
+            f"build or load it (`docker build -t {base_image} .` / `docker load -i FILE`), then retry"
+        ) from None
+    labels = {LABEL_TEMPLATE_HASH: digest, LABEL_AGENT: agent, LABEL_VERSION: version}
+    last_lines: list[str] = []
+    try:
+        for chunk in client.api.build(
+            fileobj=_context(dockerfile),
+            custom_context=True,
+            tag=tag,
+            labels=labels,
+            rm=True,
+            forcerm=True,
+            pull=False,
+            decode=True,
+            network_mode=_build_network(client),
+        ):
+            if "error" in chunk:
+                detail = chunk.get("errorDetail", {}).get("message") or chunk["error"]
+                tail = " | ".join(last_lines[-3:])
+                raise ImageBuildError(
+                    f"building image '{tag}' for agent '{agent}' failed: {' '.join(str(detail).split())}"
+                    + (f" (last output: {tail})" if tail else "")
+                )
+            text = str(chunk.get("stream", "")).strip()
+            if text:
+                last_lines.append(" ".join(text.split())[:200])
+                log.debug("build %s: %s", tag, text)
+    except docker.errors.APIError as exc:
+        raise ImageBuildError(f"building image '{tag}' for agent '{agent}' failed: {exc.explanation or exc}") from None
+    return tag, True
+
+
+def ensure_agent_image(
+    agent: str,
+    version: str | None,
+    template: str | None,
+    base_image: str,
+    client: docker.DockerClient | None = None,
+) -> str:
+    """The image an agent's commands should run in: its own (built if needed) when it
+    has a ``docker_template``, else ``base_image``."""
+    if template is None:
+        return base_image
+    if not (version or "").strip():
+        raise TemplateError(f"agent '{agent}' has a docker_template but no 'version': set 'version' in the agent config")
+    from agentrig.runtime.docker import connect
+
+    tag, _ = build_agent_image(
+        client or connect(), agent=agent, version=str(version), template=template, base_image=base_image
+    )
+    return tag
