@@ -200,6 +200,8 @@ class _ProblemRun:
 
     def _on_step(self, step: Any) -> None:
         append_line(self._trajectory, step.model_dump_json())
+        if getattr(step, "kind", "") == "llm_call" and step.cost is None:
+            self._cost_unknown = True  # a call without a price: the checkpoint's cost is a lower bound
         agent = self.agent
         if agent is None:
             return
@@ -226,6 +228,7 @@ class _ProblemRun:
         self._trajectory = paths.trajectory
         truncate_torn_tail(paths.trajectory)
         self._current, self._index = checkpoint.name, index
+        self._cost_unknown = False
         self.event("checkpoint_start", checkpoint=checkpoint.name, index=index)
         started = utcnow()
         clock = time.monotonic()
@@ -264,7 +267,7 @@ class _ProblemRun:
             had_error=result.had_error,
             stop_reason=result.stop_reason,
             cost=cost,
-            cost_known=agent.pricing is not None,
+            cost_known=not self._cost_unknown,
             prior_cost=result.prior_cost,
             steps=result.usage.steps,
             tokens=result.usage.net_tokens,
