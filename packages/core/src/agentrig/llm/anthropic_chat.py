@@ -176,7 +176,8 @@ class AnthropicChat(SDKChatModel):
         else:
             temperature = temperature if temperature is not None else self.options.temperature
             if temperature is not None:
-                params["temperature"] = temperature
+                # Through extra_body: newer SDK releases dropped the keyword, the API still takes it.
+                params.setdefault("extra_body", {})["temperature"] = temperature
         params["max_tokens"] = cap
         if system is not None:
             params["system"] = [{"type": "text", "text": system}]
@@ -185,7 +186,7 @@ class AnthropicChat(SDKChatModel):
         if self.options.prompt_caching:
             self._mark_cache(params)
         if self.options.extra_body:
-            params["extra_body"] = dict(self.options.extra_body)
+            params["extra_body"] = {**params.get("extra_body", {}), **self.options.extra_body}
         return params
 
     @staticmethod

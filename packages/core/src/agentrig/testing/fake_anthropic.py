@@ -61,6 +61,10 @@ class FakeAnthropicServer(FakeModelServer):
             "request_id": self._new_id("req_"),
         }
 
+    def stream_error(self, error_type: str, message: str) -> bytes:
+        """``event: error`` with the error object, as the API sends mid-stream."""
+        return sse({"type": "error", "error": {"type": error_type, "message": message}}, "error")
+
     def handle_other(self, request: RecordedRequest) -> RawResponse | None:
         """Token counting, the model list, and the root (which the Claude CLI may probe)."""
         if request.method == "POST" and request.path == "/v1/messages/count_tokens":

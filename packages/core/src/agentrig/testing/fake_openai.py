@@ -57,6 +57,10 @@ class FakeOpenAIServer(FakeModelServer):
             kind, code = error_type, error_type
         return {"error": {"message": message or f"fake error {status}", "type": kind, "param": None, "code": code}}
 
+    def stream_error(self, error_type: str, message: str) -> bytes:
+        """A ``data:`` event holding an ``error`` object (what the SDK raises on)."""
+        return sse({"error": {"message": message, "type": error_type, "param": None, "code": error_type}})
+
     def handle_other(self, request: RecordedRequest) -> RawResponse | None:
         """The model list and the root."""
         if request.method == "GET" and request.path in ("/v1/models", "/models"):

@@ -64,7 +64,9 @@ class FakeReply(BaseModel):
     The stream controls apply when the request streams: ``event_delay`` sleeps
     before every event, ``stall_after_events`` stops sending (keeping the
     connection open) after that many events until the server closes, and
-    ``drop_after_events`` closes the connection after that many events.
+    ``drop_after_events`` closes the connection after that many events, and
+    ``error_after_events`` sends the provider's in-stream error event of type
+    ``stream_error_type`` instead of the rest (as an overloaded API does).
     ``delay`` sleeps before the response starts (streamed or not).
     """
 
@@ -80,6 +82,8 @@ class FakeReply(BaseModel):
     event_delay: float = 0.0
     stall_after_events: int | None = None
     drop_after_events: int | None = None
+    error_after_events: int | None = None
+    stream_error_type: str = "overloaded_error"
     headers: dict[str, str] = Field(default_factory=dict)
 
 
@@ -105,12 +109,15 @@ class Fault(BaseModel):
 
 
 class RawResponse(BaseModel):
-    """A response sent exactly as given (status, JSON body, headers)."""
+    """A response sent exactly as given: status, headers, and the JSON of
+    ``body`` or, when set, ``text`` verbatim (raw SSE, say, with a
+    ``content-type: text/event-stream`` header)."""
 
     model_config = ConfigDict(extra="forbid")
 
     status: int = 200
     body: Any = None
+    text: str | None = None
     headers: dict[str, str] = Field(default_factory=dict)
 
 
@@ -350,6 +357,10 @@ class FakeModelServer(ABC):
         """The provider's JSON error body."""
 
     @abstractmethod
+    def stream_error(self, error_type: str, message: str) -> bytes:
+        """The provider's error event inside a stream."""
+
+    @abstractmethod
     def request_id_header(self) -> str:
         """The response header carrying the request id."""
 
@@ -420,7 +431,7 @@ class _Handler(BaseHTTPRequestHandler):
                     status=404,
                     body=fake.error_body(404, "not_found_error", f"fake server: no route {request.method} {request.path}"),
                 )
-            self._send_json(other.status, other.body, other.headers)
+            self._send_raw(other)
         except _Stalled:
             self.close_connection = True
         except (BrokenPipeError, ConnectionResetError):
@@ -443,7 +454,7 @@ class _Handler(BaseHTTPRequestHandler):
         if isinstance(item, Fault):
             self._fault(item)
         elif isinstance(item, RawResponse):
-            self._send_json(item.status, item.body, item.headers)
+            self._send_raw(item)
         elif isinstance(item, FakeReply):
             fake._sleep(item.delay)
             if request.stream:
@@ -473,10 +484,19 @@ class _Handler(BaseHTTPRequestHandler):
     def _common_headers(self) -> None:
         self.send_header(self.fake.request_id_header(), self.fake._new_id("req_"))
 
+    def _send_raw(self, raw: RawResponse) -> None:
+        if raw.text is None:
+            self._send_json(raw.status, raw.body, raw.headers)
+            return
+        headers = {k.lower(): v for k, v in raw.headers.items()}
+        self._send_bytes(raw.status, raw.text.encode(), headers.pop("content-type", "text/plain; charset=utf-8"), headers)
+
     def _send_json(self, status: int, body: Any, headers: dict[str, str] | None = None) -> None:
-        data = json.dumps(body).encode()
+        self._send_bytes(status, json.dumps(body).encode(), "application/json", headers)
+
+    def _send_bytes(self, status: int, data: bytes, content_type: str, headers: dict[str, str] | None = None) -> None:
         self.send_response(status)
-        self.send_header("content-type", "application/json")
+        self.send_header("content-type", content_type)
         self.send_header("content-length", str(len(data)))
         self._common_headers()
         for name, value in (headers or {}).items():
@@ -498,6 +518,9 @@ class _Handler(BaseHTTPRequestHandler):
         for sent, event in enumerate(fake.render_stream(request, reply)):
             if reply.drop_after_events is not None and sent >= reply.drop_after_events:
                 self._drop()
+            if reply.error_after_events is not None and sent >= reply.error_after_events:
+                self._chunk(fake.stream_error(reply.stream_error_type, reply.stream_error_type.replace("_", " ")))
+                break
             if reply.stall_after_events is not None and sent >= reply.stall_after_events:
                 fake._sleep(float("inf"))
                 raise _Stalled
