@@ -6,6 +6,7 @@ import http.client
 import json
 import socket
 import time
+from pathlib import Path
 
 import anthropic
 import httpx2
@@ -258,3 +259,61 @@ def test_server_binds_loopback_only(fake_openai_server: FakeOpenAIServer) -> Non
     assert fake_openai_server.base_url.startswith("http://127.0.0.1:")
     with socket.create_connection(("127.0.0.1", fake_openai_server.port), timeout=2):
         pass
+
+
+# -- the real Claude Code CLI against the fake Messages API ----------------------
+
+
+def _claude_bin() -> str:
+    import os
+
+    path = os.environ.get("AGENTRIG_TEST_CLAUDE_BIN") or str(
+        Path(__file__).resolve().parents[3] / ".cache" / "claude-code" / "node_modules" / ".bin" / "claude"
+    )
+    if not Path(path).exists():
+        if os.environ.get("CI"):
+            pytest.fail(f"Claude Code CLI not found at {path} (CI is set: install it, see .ci/run)")
+        pytest.skip(f"Claude Code CLI not found at {path}")
+    return path
+
+
+@pytest.mark.claude_cli
+def test_claude_cli_runs_a_tool_turn_against_the_fake(fake_anthropic_server: FakeAnthropicServer, tmp_path: Path) -> None:
+    import subprocess
+
+    claude = _claude_bin()
+    fake_anthropic_server.add_reply(
+        "Running it.",
+        thinking="Use Bash.",
+        tool_calls=[{"name": "Bash", "arguments": {"command": "echo hello-from-tool", "description": "echo"}}],
+    )
+    fake_anthropic_server.add_reply("Saw hello-from-tool.", usage={"input": 50, "output": 10, "cache_read": 20, "cache_write": 5})
+    env = {
+        "PATH": "/usr/local/bin:/usr/bin:/bin",
+        "HOME": str(tmp_path),
+        "CLAUDE_CONFIG_DIR": str(tmp_path / ".claude"),
+        "ANTHROPIC_BASE_URL": fake_anthropic_server.base_url,
+        "ANTHROPIC_API_KEY": "sk-fake",
+        "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
+        "DISABLE_TELEMETRY": "1",
+        "DISABLE_AUTOUPDATER": "1",
+        "DISABLE_ERROR_REPORTING": "1",
+        "IS_SANDBOX": "1",
+    }
+    done = subprocess.run(
+        [claude, "--print", "--output-format", "stream-json", "--verbose", "--dangerously-skip-permissions",
+         "--max-turns", "3", "say hi"],
+        env=env, cwd=tmp_path, stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=120,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    events = [json.loads(line) for line in done.stdout.splitlines() if line.strip()]
+    blocks = [b for e in events if e["type"] == "assistant" for b in e["message"]["content"]]
+    assert [b["type"] for b in blocks] == ["thinking", "text", "tool_use", "text"]
+    results = [b for e in events if e["type"] == "user" for b in e["message"]["content"] if b.get("type") == "tool_result"]
+    assert "hello-from-tool" in str(results[0]["content"])
+    final = events[-1]
+    assert final["type"] == "result" and not final["is_error"] and final["result"] == "Saw hello-from-tool."
+    calls = fake_anthropic_server.model_requests
+    assert len(calls) == 2 and all(r.stream and r.query.get("beta") == "true" for r in calls)
+    # The tool result went back to the model in the second call.
+    assert "hello-from-tool" in json.dumps(calls[1].body["messages"][-1])
