@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from agentrig.cli.output import CLIError, error_line
 
 # Sub-command modules, in the order `agentrig --help` lists them.
-COMMANDS = ("agents", "plugins", "run", "replay")
+COMMANDS = ("agents", "plugins", "run", "replay", "new")
 
 
 def build_parser() -> argparse.ArgumentParser:
