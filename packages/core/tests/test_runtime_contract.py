@@ -150,8 +150,12 @@ def test_stdin_is_closed_unless_given(runtime: Runtime) -> None:
 
 def test_kill_from_another_thread(runtime: Runtime) -> None:
     process = runtime.start("echo started; sleep 60")
-    first = next(iter(process.events()))
-    assert first.text == "started\n"
+    seen = ""
+    for event in process.events():  # events carry chunks, not lines
+        assert event.kind != "finished", event
+        seen += event.text
+        if seen == "started\n":
+            break
     threading.Timer(0.2, process.kill).start()
     result = process.wait()
     assert result.killed and not result.timed_out and result.exit_code is None

@@ -22,7 +22,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from agentrig.runtime.commands import merge_env, to_argv
 from agentrig.runtime.errors import parse_options
-from agentrig.runtime.interface import Command, Runtime, RuntimeProcess
+from agentrig.runtime.interface import Command, Runtime, RuntimeProcess, RuntimeResult
 from agentrig.runtime.process import DEFAULT_MAX_OUTPUT, Chunks, FinishedProcess, ProcessSet, SupervisedProcess
 from agentrig.runtime.proctree import kill_marked, kill_tree
 
@@ -58,6 +58,7 @@ class LocalProcess(SupervisedProcess):
         timeout: float | None,
         idle_timeout: float | None,
         max_output: int,
+        background: bool = True,
     ) -> None:
         """Start ``argv``; raises ``OSError`` when it cannot be executed."""
         super().__init__(timeout=timeout, idle_timeout=idle_timeout, max_output=max_output)
@@ -76,10 +77,19 @@ class LocalProcess(SupervisedProcess):
         assert self.popen.stdout is not None and self.popen.stderr is not None
         self._selector.register(self.popen.stdout.fileno(), selectors.EVENT_READ, "stdout")
         self._selector.register(self.popen.stderr.fileno(), selectors.EVENT_READ, "stderr")
+        self._exited = False
+        self._pipes = 2
+        try:
+            # a pidfd becomes readable when the process exits: no polling for it
+            self._pidfd: int | None = os.pidfd_open(self.pid)
+            self._selector.register(self._pidfd, selectors.EVENT_READ, "exit")
+            self.exit_poll_interval = None
+        except (AttributeError, OSError):
+            self._pidfd = None
         if stdin is not None:
             # a writer thread: a process that does not read its input must not block us
             threading.Thread(target=self._feed, args=(stdin,), name="agentrig-stdin", daemon=True).start()
-        self._begin(f"agentrig-local-{self.pid}")
+        self._begin(f"agentrig-local-{self.pid}", background=background)
 
     def _feed(self, data: bytes) -> None:
         assert self.popen.stdin is not None
@@ -94,20 +104,27 @@ class LocalProcess(SupervisedProcess):
                 pass
 
     def _read(self, timeout: float | None) -> Chunks | None:
-        if not self._selector.get_map():
+        if self._pipes == 0 and (self._exited or self._pidfd is None):
             return None
         chunks: Chunks = []
         for key, _ in self._selector.select(timeout):
+            if key.data == "exit":
+                self._exited = True
+                self._selector.unregister(key.fd)
+                continue
             data = os.read(key.fd, 65536)
             if data:
                 chunks.append((key.data, data))
             else:
                 self._selector.unregister(key.fd)
-        if not chunks and not self._selector.get_map():
+                self._pipes -= 1
+        if not chunks and self._pipes == 0 and (self._exited or self._pidfd is None):
             return None
         return chunks
 
     def _main_exited(self) -> bool:
+        if self._pidfd is not None:
+            return self._exited
         return self.popen.poll() is not None
 
     def _kill_tree(self) -> None:
@@ -115,7 +132,7 @@ class LocalProcess(SupervisedProcess):
 
     def _exit_code(self) -> int | None:
         try:
-            code = self.popen.wait(timeout=5)
+            code = self.popen.wait() if self._exited else self.popen.wait(timeout=5)
         except subprocess.TimeoutExpired:
             kill_tree(self.pid)
             code = self.popen.wait()
@@ -124,6 +141,8 @@ class LocalProcess(SupervisedProcess):
 
     def _close(self) -> None:
         self._selector.close()
+        if self._pidfd is not None:
+            os.close(self._pidfd)
         for pipe in (self.popen.stdout, self.popen.stderr):
             if pipe is not None:
                 pipe.close()
@@ -191,6 +210,36 @@ class LocalRuntime(Runtime):
         cwd: str | None = None,
     ) -> RuntimeProcess:
         """Start ``command`` (str: through ``sh -c``; list: no shell) in the workspace."""
+        return self._spawn(command, env=env, timeout=timeout, idle_timeout=idle_timeout, stdin=stdin, cwd=cwd)
+
+    def exec(
+        self,
+        command: Command,
+        *,
+        env: Mapping[str, str] | None = None,
+        timeout: float | None = None,
+        idle_timeout: float | None = None,
+        stdin: str | bytes | None = None,
+        cwd: str | None = None,
+    ) -> RuntimeResult:
+        """Run ``command`` to completion, supervised on the calling thread."""
+        process = self._spawn(
+            command, env=env, timeout=timeout, idle_timeout=idle_timeout, stdin=stdin, cwd=cwd, background=False
+        )
+        self._last = process
+        return process.run_inline() if isinstance(process, SupervisedProcess) else process.wait()
+
+    def _spawn(
+        self,
+        command: Command,
+        *,
+        env: Mapping[str, str] | None,
+        timeout: float | None,
+        idle_timeout: float | None,
+        stdin: str | bytes | None,
+        cwd: str | None,
+        background: bool = True,
+    ) -> RuntimeProcess:
         if self._closed:
             raise RuntimeError("runtime has been cleaned up")
         argv = to_argv(command)
@@ -206,6 +255,7 @@ class LocalRuntime(Runtime):
                 timeout=timeout,
                 idle_timeout=idle_timeout,
                 max_output=self.config.max_output,
+                background=background,
             )
         except FileNotFoundError as exc:
             if not directory.is_dir():

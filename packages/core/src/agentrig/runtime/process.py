@@ -38,6 +38,10 @@ DEFAULT_MAX_OUTPUT = 8 * 1024 * 1024
 class SupervisedProcess(RuntimeProcess):
     """A process watched by a monitor thread; subclasses call :meth:`_begin` once started."""
 
+    #: How often :meth:`_main_exited` is asked while output is open (``None``:
+    #: never by timer, the runtime's ``_read`` wakes up when the process exits).
+    exit_poll_interval: float | None = 0.05
+
     def __init__(
         self,
         *,
@@ -87,10 +91,20 @@ class SupervisedProcess(RuntimeProcess):
 
     # -- lifecycle -----------------------------------------------------------
 
-    def _begin(self, name: str = "agentrig-process") -> None:
+    def _begin(self, name: str = "agentrig-process", *, background: bool = True) -> None:
+        """Start supervising: on a monitor thread, or (``background=False``) when
+        :meth:`run_inline` is called by a caller that waits for the end anyway."""
         self._started = time.monotonic()
-        self._thread = threading.Thread(target=self._monitor, name=name, daemon=True)
-        self._thread.start()
+        if background:
+            self._thread = threading.Thread(target=self._monitor, name=name, daemon=True)
+            self._thread.start()
+
+    def run_inline(self) -> RuntimeResult:
+        """Supervise on the calling thread until the end (no thread hand-off: what
+        ``Runtime.exec`` uses); timeouts and :meth:`kill` work as on a monitor thread."""
+        if self._thread is None and not self._done.is_set():
+            self._monitor()
+        return self.wait()
 
     def _deadline_wait(self, now: float, last_output: float, exited_at: float | None) -> float | None:
         waits: list[float] = []
@@ -103,8 +117,8 @@ class SupervisedProcess(RuntimeProcess):
                 waits.append(last_output + self._idle_timeout - now)
         if exited_at is not None:
             waits.append(max(exited_at, last_output) + LINGER - now)
-        else:
-            waits.append(0.05)  # notice the main process exiting while children hold the pipes
+        elif self.exit_poll_interval is not None:
+            waits.append(self.exit_poll_interval)  # notice the main process exiting while children hold the pipes
         return max(0.0, min(waits)) if waits else None
 
     def _monitor(self) -> None:
