@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import agentrig
-from agentrig import AgentConfigBase, AgentLimitError, AgentStepError
+from agentrig import AgentConfigBase, AgentLimitError, AgentSetupError, AgentStepError
 from agentrig.agent import Agent, CheckpointInferenceResult
 from agentrig.llm.interface import ChatMessage, ChatResponse
 from agentrig.testing.conformance import ConformancePlan

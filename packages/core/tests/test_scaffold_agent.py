@@ -158,10 +158,14 @@ def _clean_env(**extra: str) -> dict[str, str]:
 
 @pytest.mark.slow
 def test_scaffolded_package_installs_lists_and_passes_its_tests(tmp_path, core_wheel):
-    assert main(["new", "agent", "my_agent", "-o", str(tmp_path / "src")]) == 0
-    package = tmp_path / "src" / "agentrig-my-agent"
     python = create_venv(tmp_path / "venv")
     pip_install(python, [f"{core_wheel}[openai,anthropic]", "pytest"])
+    # the installed command, so the templates and sample problems come from the wheel
+    created = subprocess.run([str(venv_bin(python, "agentrig")), "new", "agent", "my_agent", "-o", str(tmp_path / "src")],
+                             capture_output=True, text=True, env=_clean_env(), timeout=60)
+    assert created.returncode == 0, created.stderr
+    package = tmp_path / "src" / "agentrig-my-agent"
+    assert _files(package) == EXPECTED_FILES
     pip_install(python, [package])
 
     listing = subprocess.run([str(venv_bin(python, "agentrig")), "agents", "list", "--json"], capture_output=True,

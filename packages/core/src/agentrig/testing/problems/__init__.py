@@ -102,8 +102,12 @@ def load_sample_problem(name: str) -> SampleProblem:
     file = path / SAMPLE_FILE
     try:
         sample = _SampleFile.model_validate(yaml.safe_load(file.read_text(encoding="utf-8")))
-    except (yaml.YAMLError, ValidationError) as exc:
-        raise SampleError(f"{file}: {' '.join(str(exc).split())}") from None
+    except yaml.YAMLError as exc:
+        raise SampleError(f"{file}: invalid YAML: {' '.join(str(exc).split())}") from None
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(part) for part in first["loc"]) or "(top level)"
+        raise SampleError(f"{file}: {where}: {first['msg']}") from None
     names = [c.name for c in problem.checkpoints]
     if sorted(names) != sorted(sample.checkpoints):
         raise SampleError(f"{file}: checkpoints {sorted(sample.checkpoints)} do not match problem.yaml's {names}")
