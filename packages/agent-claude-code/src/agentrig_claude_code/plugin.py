@@ -16,3 +16,15 @@ def agentrig_agents() -> list[agentrig.AgentSpec]:
             agent="agentrig_claude_code.agent:ClaudeCodeAgent",
         )
     ]
+
+
+@agentrig.hookimpl
+def agentrig_stream_parsers() -> list[agentrig.StreamParserSpec]:
+    """Declare ``claude-stream-json``: Claude Code's ``--output-format stream-json`` as trajectory steps."""
+    return [
+        agentrig.StreamParserSpec(
+            name="claude-stream-json",
+            description="Claude Code CLI stream-json output: steps, live usage and cost, the final result.",
+            parser="agentrig_claude_code.stream_json:create_parser",
+        )
+    ]
