@@ -8,6 +8,7 @@ from typing import Literal
 import pytest
 from pydantic import BaseModel
 
+import agentrig_react
 from agentrig_react.builtin_tools import builtin_tools
 from agentrig_react.context import ToolContext, ToolError
 from agentrig_react.registry import Tool, ToolDefinitionError, ToolRegistry, parse_docstring, tool
@@ -197,3 +198,26 @@ def test_parse_docstring_sections() -> None:
     )
     assert description == "Do a thing."
     assert args == {"first": "The first one, continued.", "second": "The second."}
+
+
+def test_readme_example_tool_through_the_package_exports(tmp_path: Path) -> None:
+    from agentrig.runtime.local import LocalRuntime
+
+    @agentrig_react.tool
+    def grep(ctx: agentrig_react.ToolContext, pattern: str, path: str = ".") -> str:
+        """Search files for a regular expression.
+
+        Args:
+            pattern: The regular expression.
+            path: Where to search, relative to the workspace.
+        """
+        assert ctx.runtime is not None
+        return ctx.runtime.exec(["grep", "-rn", pattern, path], cwd=ctx.workdir).stdout
+
+    (tmp_path / "a.txt").write_text("needle here\n")
+    runtime = LocalRuntime(tmp_path)
+    try:
+        context = agentrig_react.ToolContext(root=tmp_path, workdir=runtime.workdir, runtime=runtime)
+        assert grep.invoke(context, {"pattern": "needle"}).content == "./a.txt:1:needle here\n"
+    finally:
+        runtime.cleanup()

@@ -1,3 +1,45 @@
-"""agentrig-react: a tool-calling ReAct agent for agentrig (agent type ``react``)."""
+"""agentrig-react: a tool-calling ReAct agent for agentrig (agent type ``react``).
+
+Names are loaded on first access: importing the package (which the plugin
+module does when agents are listed) stays cheap.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
 
 __version__ = "0.1.0"
+
+_EXPORTS: dict[str, str] = {
+    "ReactAgent": "agentrig_react.agent",
+    "ReactConfig": "agentrig_react.config",
+    "SubagentConfig": "agentrig_react.config",
+    "SubagentTool": "agentrig_react.subagents",
+    "DelegateInput": "agentrig_react.subagents",
+    "Tool": "agentrig_react.registry",
+    "ToolOutput": "agentrig_react.registry",
+    "ToolRegistry": "agentrig_react.registry",
+    "tool": "agentrig_react.registry",
+    "ToolContext": "agentrig_react.context",
+    "ToolError": "agentrig_react.context",
+}
+
+__all__ = ["__version__", *_EXPORTS]
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'agentrig_react' has no attribute '{name}'")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+if TYPE_CHECKING:
+    from agentrig_react.agent import ReactAgent
+    from agentrig_react.config import ReactConfig, SubagentConfig
+    from agentrig_react.context import ToolContext, ToolError
+    from agentrig_react.registry import Tool, ToolOutput, ToolRegistry, tool
+    from agentrig_react.subagents import DelegateInput, SubagentTool
