@@ -118,6 +118,8 @@ class LocalProcess(SupervisedProcess):
             else:
                 self._selector.unregister(key.fd)
                 self._pipes -= 1
+        if self._pipes == 0 and not self._exited and self.popen.poll() is not None:
+            self._exited = True  # usually gone by the time its pipes close: skip one wake-up
         if not chunks and self._pipes == 0 and (self._exited or self._pidfd is None):
             return None
         return chunks
