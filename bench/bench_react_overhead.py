@@ -165,7 +165,7 @@ def main(argv: list[str] | None = None) -> int:
     results: dict[str, list[Measurement]] = {name: [] for name in runners}
     with FakeOpenAIServer() as server, tempfile.TemporaryDirectory(prefix="bench-react-") as scratch:
         base = Path(scratch)
-        for name, runner in runners.items():  # warm-up: imports, connections
+        for runner in runners.values():  # warm-up: imports, connections
             runner(server, base)
         for round_index in range(args.rounds):
             order = list(runners) if round_index % 2 == 0 else list(reversed(runners))

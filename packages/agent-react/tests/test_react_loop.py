@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import threading
 import time
 from pathlib import Path
 
@@ -13,7 +12,7 @@ from agentrig import lifecycle
 from agentrig.problem import Checkpoint
 from agentrig.session import Session
 from agentrig.testing.fake_server import FakeModelServer, FakeToolCall, FakeUsage
-from agentrig.trajectory import AgentTextStep, ErrorStep, LLMCall, ToolUseStep, UserStep, parse_step
+from agentrig.trajectory import AgentTextStep, ErrorStep, LLMCall, ToolUseStep, parse_step
 
 
 def tool_names(request_body: dict, provider: str) -> list[str]:
