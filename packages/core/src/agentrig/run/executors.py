@@ -10,6 +10,7 @@ back, which is all a distributed executor (Ray) needs to do too.
 from __future__ import annotations
 
 import ctypes
+import json
 import multiprocessing
 import os
 import queue as queue_module
@@ -60,8 +61,13 @@ def _die_with_parent() -> None:
             pass
 
 
-def _worker(job_json: str, results: Any, parent: int) -> None:
-    """Entry point of a worker process: run one job, send events and the record back."""
+def _worker(jobs: Any, results: Any, parent: int) -> None:
+    """Entry point of a worker process: take jobs until the ``None`` sentinel, send events and records back.
+
+    A worker keeps only imported modules between problems (that is what it
+    saves: a fresh interpreter per problem costs seconds of imports); each
+    problem builds its own agent, session and model client.
+    """
     from agentrig.run.problem_run import run_problem
     from agentrig.run.signals import install_termination_handler
 
@@ -69,30 +75,38 @@ def _worker(job_json: str, results: Any, parent: int) -> None:
     install_termination_handler()
     if os.getppid() != parent:  # the dispatcher died before prctl took effect
         return
-    job = ProblemJob.model_validate_json(job_json)
 
     def emit(event: ProgressEvent) -> None:
         results.put(("event", event.model_dump_json()))
 
     try:
-        record = run_problem(job, emit)
+        while True:
+            job_json = jobs.get()
+            if job_json is None:
+                break
+            job = ProblemJob.model_validate_json(job_json)
+            results.put(("start", json.dumps([job.problem_name, os.getpid()])))
+            try:
+                record = run_problem(job, emit)
+            except KeyboardInterrupt:
+                record = ProblemRecord(name=job.problem_name, path=job.problem_path, status="interrupted", error="interrupted")
+                results.put(("done", record.model_dump_json()))
+                raise
+            results.put(("done", record.model_dump_json()))
     except KeyboardInterrupt:
-        record = ProblemRecord(name=job.problem_name, path=job.problem_path, status="interrupted", error="interrupted")
-        results.put(("done", record.model_dump_json()))
         results.close()
         results.join_thread()
         sys.exit(130)
-    results.put(("done", record.model_dump_json()))
     results.close()
     results.join_thread()
 
 
 class ProcessPoolExecutor(Executor):
-    """Up to ``workers`` problems at once, each in a fresh process (``--jobs N``).
+    """Up to ``workers`` problems at once, in a pool of spawned worker processes (``--jobs N``).
 
     Processes are spawned (not forked): a worker shares nothing with the
-    dispatcher but the job it was given. A worker that dies is recorded as a
-    failed problem; the others go on.
+    dispatcher but the jobs it is given. A worker that dies is recorded as a
+    failed problem, a new worker takes its place, and the others go on.
     """
 
     def __init__(self, workers: int) -> None:
@@ -102,70 +116,94 @@ class ProcessPoolExecutor(Executor):
     def run(self, jobs: Sequence[ProblemJob], emit: EventSink, done: DoneCallback, tick: Callable[[], None]) -> None:
         """Run the jobs, ``workers`` at a time."""
         context = multiprocessing.get_context("spawn")
+        job_queue = context.Queue()
         results = context.Queue()
-        pending = list(jobs)
-        running: dict[str, tuple[Any, ProblemJob]] = {}
+        by_name = {job.problem_name: job for job in jobs}
+        for job in jobs:
+            job_queue.put(job.model_dump_json())
+        unstarted = len(jobs)
+        processes: dict[int, Any] = {}
+        current: dict[int, str] = {}  # worker pid -> the problem it is running
         finished: set[str] = set()
 
         def receive(timeout: float) -> None:
+            nonlocal unstarted
             try:
                 kind, payload = results.get(timeout=timeout)
             except queue_module.Empty:
                 return
             if kind == "event":
                 emit(ProgressEvent.model_validate_json(payload))
+            elif kind == "start":
+                name, pid = json.loads(payload)
+                current[pid] = name
+                unstarted -= 1
             else:
                 record = ProblemRecord.model_validate_json(payload)
-                if record.name in running and record.name not in finished:
+                if record.name not in finished and record.name in by_name:
                     finished.add(record.name)
-                    done(running[record.name][1], record)
+                    done(by_name[record.name], record)
+                for pid, name in list(current.items()):
+                    if name == record.name:
+                        del current[pid]
+
+        def spawn() -> None:
+            process = context.Process(target=_worker, args=(job_queue, results, os.getpid()), name="agentrig-worker")
+            process.start()
+            processes[process.pid] = process
 
         try:
-            while pending or running:
-                while pending and len(running) < self.workers:
-                    job = pending.pop(0)
-                    process = context.Process(
-                        target=_worker,
-                        args=(job.model_dump_json(), results, os.getpid()),
-                        name=f"agentrig-{job.problem_name}",
-                        daemon=False,
-                    )
-                    process.start()
-                    running[job.problem_name] = (process, job)
-                receive(0.5)
+            for _ in range(min(self.workers, len(jobs))):
+                spawn()
+            while len(finished) < len(jobs):
+                receive(0.2)
                 tick()
-                for name, (process, job) in list(running.items()):
+                for pid, process in list(processes.items()):
                     if process.is_alive():
                         continue
-                    # drain what it sent before it exited
                     deadline = time.monotonic() + 2
-                    while name not in finished and time.monotonic() < deadline:
-                        receive(0.1)
-                    if name not in finished:
+                    while pid in current and current[pid] not in finished and time.monotonic() < deadline:
+                        receive(0.1)  # what it sent before it died
+                    name = current.pop(pid, None)
+                    if name is not None and name not in finished:
                         finished.add(name)
-                        done(job, _crashed(job, process.exitcode))
+                        done(by_name[name], _crashed(by_name[name], process.exitcode))
                     process.join()
-                    del running[name]
+                    del processes[pid]
+                    if unstarted > 0 and len(processes) < self.workers:
+                        spawn()
+                if not processes and len(finished) < len(jobs):
+                    if unstarted <= 0:  # nobody will report the rest: should not happen, but never hang
+                        for name, job in by_name.items():
+                            if name not in finished:
+                                finished.add(name)
+                                done(job, _crashed(job, None))
+                    else:
+                        spawn()
+            for _ in processes:
+                job_queue.put(None)
+            for process in processes.values():
+                process.join(10)
         except KeyboardInterrupt:
-            self._shutdown(running, receive)
+            self._shutdown(processes, receive)
             raise
 
     @staticmethod
-    def _shutdown(running: dict[str, tuple[Any, ProblemJob]], receive: Callable[[float], None]) -> None:
+    def _shutdown(processes: dict[int, Any], receive: Callable[[float], None]) -> None:
         """Ask every worker to stop (SIGTERM: agent cleanup, containers removed), then make sure."""
         from agentrig.run.signals import deferred_interrupts
 
         with deferred_interrupts():
-            for process, _ in running.values():
+            for process in processes.values():
                 if process.is_alive() and process.pid:
                     try:
                         os.kill(process.pid, signal.SIGTERM)
                     except ProcessLookupError:
                         pass
             deadline = time.monotonic() + SHUTDOWN_GRACE
-            while any(p.is_alive() for p, _ in running.values()) and time.monotonic() < deadline:
+            while any(p.is_alive() for p in processes.values()) and time.monotonic() < deadline:
                 receive(0.1)  # keep their queue flowing so they can exit
-            for process, _ in running.values():
+            for process in processes.values():
                 if process.is_alive():
                     process.kill()
                 process.join(5)
