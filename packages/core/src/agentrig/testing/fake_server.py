@@ -380,6 +380,12 @@ class _Handler(BaseHTTPRequestHandler):
     fake: FakeModelServer
     protocol_version = "HTTP/1.1"
 
+    def setup(self) -> None:
+        super().setup()
+        # Headers and body leave in separate writes: without TCP_NODELAY, Nagle's
+        # algorithm holds the body back until the client's delayed ACK, ~40 ms a call.
+        self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+
     def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - stdlib signature
         # Quiet: tests read the request log, not stderr.
         pass
