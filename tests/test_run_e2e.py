@@ -263,3 +263,20 @@ def test_limits_stop_and_skip(tmp_path: Path, fake_openai_server) -> None:  # ty
     assert lines[-1].status == "skipped" and lines[-1].stop_reason == "net_cost_limit"
     assert not (out / "calc" / "checkpoint_2" / "trajectory.jsonl").exists()
     assert "1 skipped" in proc.stdout
+
+
+def test_an_agent_error_fails_the_run_but_keeps_its_result(tmp_path: Path, fake_openai_server) -> None:  # type: ignore[no-untyped-def]
+    from agentrig.testing.fake_server import Fault
+
+    fake_openai_server.enqueue(Fault(status=401, error_type="authentication_error", message="invalid x-api-key"))
+    problem = calc_problem(tmp_path / "problems")
+    out = tmp_path / "run"
+    proc = agentrig(tmp_path, fake_openai_server, "run", str(problem), "--agent", "scripted",
+                    "--model", "openai/gpt-4o-mini", "--output", str(out))
+    assert proc.returncode == 1, proc.stderr
+    assert "Traceback" not in proc.stderr and "Traceback" not in proc.stdout
+    first = CheckpointResultLine.model_validate_json((out / "results.jsonl").read_text().splitlines()[0])
+    assert first.status == "error" and first.had_error
+    result = CheckpointInferenceResult.model_validate_json((out / "calc" / "checkpoint_1" / "inference_result.json").read_text())
+    assert result.had_error and "Traceback" in result.error_message
+    assert len(fake_openai_server.requests) == 1  # a 401 is not retried

@@ -136,7 +136,8 @@ def run_command(args: argparse.Namespace) -> int:
         return 130
     display.close()
     print_summary(prepared.directory, record, quiet=args.quiet)
-    return 0 if record.status == "completed" else 1
+    # A failed evaluation is a result; an agent that crashed in a checkpoint is a failed run.
+    return 0 if record.status == "completed" and not record.totals.errors else 1
 
 
 def _money(cost: float, known: bool) -> str:
