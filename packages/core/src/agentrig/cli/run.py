@@ -136,8 +136,11 @@ def run_command(args: argparse.Namespace) -> int:
         return 130
     display.close()
     print_summary(prepared.directory, record, quiet=args.quiet)
+    from agentrig.run.layout import RunDirectory
+
     # A failed evaluation is a result; an agent that crashed in a checkpoint is a failed run.
-    return 0 if record.status == "completed" and not record.totals.errors else 1
+    crashed = any(line.had_error for line in RunDirectory(prepared.directory).results())
+    return 0 if record.status == "completed" and not crashed else 1
 
 
 def _money(cost: float, known: bool) -> str:
