@@ -279,4 +279,4 @@ def test_an_agent_error_fails_the_run_but_keeps_its_result(tmp_path: Path, fake_
     assert first.status == "failed" and first.had_error  # the test still ran: its verdict stands
     result = CheckpointInferenceResult.model_validate_json((out / "calc" / "checkpoint_1" / "inference_result.json").read_text())
     assert result.had_error and "Traceback" in result.error_message
-    assert len(fake_openai_server.requests) == 1  # a 401 is not retried
+    assert len(fake_openai_server.requests) == 2  # one per checkpoint: neither the 401 nor the 400 is retried
