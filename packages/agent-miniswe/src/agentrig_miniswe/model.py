@@ -20,6 +20,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from agentrig import TokenUsage
 from agentrig.llm.interface import ChatMessage, ChatModel, ChatResponse, ToolCall, ToolSpec
+from agentrig.llm.openai_chat import to_openai_assistant_message
 from agentrig_miniswe.upstream import load_upstream
 
 _UP = load_upstream()
@@ -323,20 +324,7 @@ def message_text(content: Any) -> str:
 
 def to_mswea_message(message: ChatMessage) -> dict:
     """An assistant reply as mini-swe-agent keeps it: OpenAI chat format."""
-    out: dict[str, Any] = {"role": "assistant", "content": message.content or None}
-    if message.tool_calls:
-        out["tool_calls"] = [
-            {
-                "id": call.id,
-                "type": "function",
-                "function": {
-                    "name": call.name,
-                    "arguments": call.raw_arguments if call.raw_arguments is not None else json.dumps(call.arguments),
-                },
-            }
-            for call in message.tool_calls
-        ]
-    return out
+    return to_openai_assistant_message(message)
 
 
 def to_chat_messages(messages: Sequence[dict]) -> list[ChatMessage]:

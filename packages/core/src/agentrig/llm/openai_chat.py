@@ -18,6 +18,24 @@ from agentrig.usage import TokenUsage
 _PLACEHOLDER_KEY = "not-needed"
 
 
+def to_openai_assistant_message(message: ChatMessage) -> dict[str, Any]:
+    """An assistant message in chat-completions form, its tool calls' arguments as the model wrote them."""
+    item: dict[str, Any] = {"role": "assistant", "content": message.content or None}
+    if message.tool_calls:
+        item["tool_calls"] = [
+            {
+                "id": call.id,
+                "type": "function",
+                "function": {
+                    "name": call.name,
+                    "arguments": call.raw_arguments if call.raw_arguments is not None else json.dumps(call.arguments),
+                },
+            }
+            for call in message.tool_calls
+        ]
+    return item
+
+
 def to_openai_messages(messages: Sequence[ChatMessage]) -> list[dict[str, Any]]:
     """Provider-neutral messages in chat-completions form."""
     out: list[dict[str, Any]] = []
@@ -25,20 +43,7 @@ def to_openai_messages(messages: Sequence[ChatMessage]) -> list[dict[str, Any]]:
         if message.role == "tool":
             out.append({"role": "tool", "tool_call_id": message.tool_call_id or "", "content": message.content})
         elif message.role == "assistant":
-            item: dict[str, Any] = {"role": "assistant", "content": message.content or None}
-            if message.tool_calls:
-                item["tool_calls"] = [
-                    {
-                        "id": call.id,
-                        "type": "function",
-                        "function": {
-                            "name": call.name,
-                            "arguments": call.raw_arguments if call.raw_arguments is not None else json.dumps(call.arguments),
-                        },
-                    }
-                    for call in message.tool_calls
-                ]
-            out.append(item)
+            out.append(to_openai_assistant_message(message))
         else:
             out.append({"role": message.role, "content": message.content})
     return out
