@@ -223,8 +223,10 @@ class ClaudeCodeAgent(Agent):
         self._scratch = Path(tempfile.mkdtemp(prefix="agentrig-claude-run-"))
         outcome = self._stream(argv, task, resume)
         self.outcome = outcome
-        if outcome.session_id:
-            self.claude_session_id = outcome.session_id
+        # resume only a session the CLI saved: one killed early has an id but no transcript
+        self.claude_session_id = outcome.session_id if self._transcript(outcome.session_id) is not None else None
+        if outcome.session_id and self.claude_session_id is None:
+            self.log.warning("Claude session %s was not saved: the next checkpoint starts a new one", outcome.session_id)
         if outcome.result is not None and outcome.result.total_cost_usd is not None:
             self._claude_session_cost = outcome.result.total_cost_usd
         self._conclude(outcome)
@@ -331,7 +333,7 @@ class ClaudeCodeAgent(Agent):
                 source = self._scratch / name
                 if source.exists():
                     _copy_atomic(source, path / name)
-        transcript = self._transcript()
+        transcript = self._transcript(self.outcome.session_id if self.outcome is not None else None)
         if transcript is not None:
             write_json_atomic(path / ARTIFACT_SESSION, self._scrub(transcript.read_text(encoding="utf-8", errors="replace")))
         write_json_atomic(
@@ -342,11 +344,12 @@ class ClaudeCodeAgent(Agent):
         if self.launch is not None:
             write_json_atomic(path / "claude_launch.json", self._scrub(self.launch.model_dump_json(indent=2)) + "\n")
 
-    def _transcript(self) -> Path | None:
-        """The CLI's own transcript of the current Claude session, in the isolated config directory."""
-        if self._config_dir_host is None or not self.claude_session_id:
+    def _transcript(self, session_id: str | None = None) -> Path | None:
+        """The CLI's own transcript of a Claude session (default: the current one) in the isolated config directory."""
+        session_id = session_id or self.claude_session_id
+        if self._config_dir_host is None or not session_id:
             return None
-        found = sorted((self._config_dir_host / "projects").glob(f"*/{self.claude_session_id}.jsonl"))
+        found = sorted((self._config_dir_host / "projects").glob(f"*/{session_id}.jsonl"))
         return found[0] if found else None
 
     def cleanup(self) -> None:
