@@ -24,11 +24,13 @@ def add_parser(subparsers: Any) -> None:
     parser.add_argument("--model", help="PROVIDER/MODEL or an alias from the catalog; replay/FILE.jsonl replays recorded replies")
     parser.add_argument("--runtime", default="local", help="where commands run: local (default), docker, or a plugin's runtime")
     parser.add_argument("--image", help="container image for --runtime docker")
+    parser.add_argument("--models-dir", type=Path, help="a directory of model catalog YAML files, over the shipped catalog")
     parser.add_argument("--output", "-o", type=Path, help="run directory (default: runs/<timestamp>)")
     parser.add_argument("--resume", action="store_true", help="continue the run in --output: finished checkpoints are kept")
     parser.add_argument(
         "-c", "--config", dest="overrides", action="append", default=[], metavar="KEY=VALUE",
-        help="override one agent config field; dotted keys reach nested ones (cost_limits.step_limit=20)",
+        help="override one agent config field; dotted keys reach nested ones (cost_limits.step_limit=20); "
+        "runtime.KEY=VALUE sets a runtime option (runtime.network=host, runtime.mem_limit=2g)",
     )
     parser.add_argument("--jobs", "-j", type=int, default=1, help="problems to run at once, each in its own process (default 1)")
     parser.add_argument("--test-timeout", type=float, default=600.0, help="seconds a checkpoint's test may take (default 600)")
@@ -38,12 +40,40 @@ def add_parser(subparsers: Any) -> None:
     parser.set_defaults(handler=run_command)
 
 
+def _split_overrides(overrides: list[str]) -> tuple[list[str], dict[str, Any]]:
+    """Agent config overrides, and the ``runtime.KEY=VALUE`` ones as runtime options."""
+    from agentrig.run.agent_config import AgentConfigError, parse_override
+
+    agent: list[str] = []
+    runtime: dict[str, Any] = {}
+    for text in overrides:
+        if not text.startswith("runtime."):
+            agent.append(text)
+            continue
+        try:
+            key, value = parse_override(text)
+        except AgentConfigError as exc:
+            raise CLIError(str(exc), status=2) from None
+        option = key.removeprefix("runtime.")
+        if not option or "." in option:
+            raise CLIError(f"-c {text}: runtime options are runtime.KEY=VALUE (e.g. runtime.network=host)", status=2)
+        runtime[option] = value
+    return agent, runtime
+
+
+def _model_spec(model: str | None) -> str | None:
+    """``replay/FILE`` with FILE made absolute, so ``--resume`` works from any directory."""
+    if model and model.startswith("replay/"):
+        return "replay/" + str(Path(model.removeprefix("replay/")).resolve())
+    return model
+
+
 def _agent_config(args: argparse.Namespace, registry: Any) -> Any:
     from agentrig.errors import PluginError, UnknownAgentError
     from agentrig.run.agent_config import AgentConfigError, build_agent_config
 
     try:
-        return build_agent_config(args.agent, args.overrides, registry.get_agent_config_cls)
+        return build_agent_config(args.agent, args.agent_overrides, registry.get_agent_config_cls)
     except UnknownAgentError as exc:
         raise CLIError(f"--agent: {exc}", status=2) from None
     except AgentConfigError as exc:
@@ -52,13 +82,15 @@ def _agent_config(args: argparse.Namespace, registry: Any) -> Any:
         raise CLIError(str(exc)) from None
 
 
-def _resolve_model(name: str | None) -> Any:
+def _resolve_model(name: str | None, models_dir: Path | None) -> Any:
     if not name:
         raise CLIError("--model is required: PROVIDER/MODEL (e.g. openai/gpt-4o-mini) or replay/FILE.jsonl", status=2)
     from agentrig.run.models import resolve
 
+    if models_dir is not None and not models_dir.is_dir():
+        raise CLIError(f"--models-dir {models_dir}: not a directory", status=2)
     try:
-        model, _credential = resolve(name)
+        model, _credential = resolve(name, models_dir)
     except Exception as exc:  # the catalog's and credentials' errors are one-line messages
         raise CLIError(f"--model {name}: {exc}", status=2) from None
     return model
@@ -81,13 +113,23 @@ def run_command(args: argparse.Namespace) -> int:
     except ProblemError as exc:
         raise CLIError(str(exc), status=2) from None
     registry = loaded_registry()
+    args.agent_overrides, runtime_options = _split_overrides(args.overrides)
+    args.model = _model_spec(args.model)
     config = _agent_config(args, registry)
     runtimes = registry.runtime_specs()
     if args.runtime not in runtimes:
         raise CLIError(f"--runtime {args.runtime}: unknown runtime (available: {', '.join(sorted(runtimes))})", status=2)
     if args.image and args.runtime == "local":
         raise CLIError("--image needs a container runtime (--runtime docker)", status=2)
-    model = _resolve_model(args.model)
+    from agentrig.runtime.errors import RuntimeSetupError
+    from agentrig.runtime.resolve import check_runtime_options
+
+    try:
+        check_runtime_options(args.runtime, {**runtime_options, **({"image": args.image} if args.image else {})})
+    except RuntimeSetupError as exc:
+        hint = " (pass --image IMAGE)" if "'image'" in str(exc) else ""
+        raise CLIError(f"{exc}{hint}", status=2) from None
+    model = _resolve_model(args.model, args.models_dir)
     spec, plugin = registry.agent_spec(config.type)
     identity = RunIdentity(
         agent=AgentRecord(
@@ -95,7 +137,7 @@ def run_command(args: argparse.Namespace) -> int:
             config=config.model_dump(mode="json"),
         ),
         model=ModelRecord(id=args.model, provider=model.provider, name=model.name),
-        runtime=RuntimeRecord(name=args.runtime, image=args.image),
+        runtime=RuntimeRecord(name=args.runtime, image=args.image, options=runtime_options),
         problems=[p.name for p in problems],
     )
     request = RunRequest(
@@ -104,6 +146,8 @@ def run_command(args: argparse.Namespace) -> int:
         model=args.model,
         runtime=args.runtime,
         image=args.image,
+        runtime_options=runtime_options,
+        models_dir=args.models_dir,
         output=args.output,
         resume=args.resume,
         jobs=args.jobs,
@@ -128,9 +172,7 @@ def run_command(args: argparse.Namespace) -> int:
         display.close()
         print(
             f"agentrig: interrupted; what finished is in {prepared.directory}."
-            f" Continue with: agentrig run {' '.join(shlex.quote(str(p)) for p in args.problems)}"
-            f" --agent {shlex.quote(args.agent)} --model {shlex.quote(args.model)}"
-            f" --output {shlex.quote(str(prepared.directory))} --resume",
+            f" Continue with: {_resume_command(args, prepared.directory)}",
             file=sys.stderr,
         )
         return 130
@@ -141,6 +183,21 @@ def run_command(args: argparse.Namespace) -> int:
     # A failed evaluation is a result; an agent that crashed in a checkpoint is a failed run.
     crashed = any(line.had_error for line in RunDirectory(prepared.directory).results())
     return 0 if record.status == "completed" and not crashed else 1
+
+
+def _resume_command(args: argparse.Namespace, directory: Path) -> str:
+    """The command that finishes this run: the same inputs, ``--output`` and ``--resume``."""
+    words = ["agentrig", "run", *map(str, args.problems), "--agent", args.agent, "--model", args.model]
+    if args.runtime != "local":
+        words += ["--runtime", args.runtime]
+    if args.image:
+        words += ["--image", args.image]
+    if args.models_dir:
+        words += ["--models-dir", str(args.models_dir)]
+    for override in args.overrides:
+        words += ["-c", override]
+    words += ["--output", str(directory), "--resume"]
+    return " ".join(shlex.quote(w) for w in words)
 
 
 def _money(cost: float, known: bool) -> str:

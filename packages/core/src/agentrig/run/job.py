@@ -26,6 +26,8 @@ class ProblemJob(BaseModel):
     model: str
     runtime: str = "local"
     image: str | None = None
+    runtime_options: dict[str, Any] = {}
+    models_dir: str | None = None
     output_dir: str
     verbose: bool = False
     test_timeout: float = DEFAULT_TEST_TIMEOUT

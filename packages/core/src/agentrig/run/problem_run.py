@@ -141,7 +141,9 @@ class _ProblemRun:
         for stale in stale_sessions:
             shutil.rmtree(stale, ignore_errors=True)  # left by a killed run: the snapshots are the truth
         seed = self.problem.path / self.problem.workspace if self.problem.workspace else None
-        self.session = open_session(self.job.runtime, self.job.image, seed, self.problem.name, base)
+        self.session = open_session(
+            self.job.runtime, self.job.image, seed, self.problem.name, base, self.job.runtime_options
+        )
         self.workspace = self.session.workspace
         previous: Snapshot | None = None
         for checkpoint in reversed(self.problem.checkpoints[:start]):
@@ -169,7 +171,7 @@ class _ProblemRun:
 
         config_cls = get_agent_config_cls(self.job.agent_config["type"])
         self.config = config_cls.model_validate(self.job.agent_config)
-        model, credential = resolve(self.job.model)
+        model, credential = resolve(self.job.model, Path(self.job.models_dir) if self.job.models_dir else None)
         self.agent = Agent.from_config(
             self.config, model, credential, self.problem.name, self.job.verbose, self.job.image
         )

@@ -172,6 +172,7 @@ class RuntimeRecord(_Record):
 
     name: str
     image: str | None = None
+    options: dict[str, Any] = Field(default_factory=dict)
 
 
 class RunIdentity(_Record):

@@ -42,6 +42,8 @@ class RunRequest(BaseModel):
     model: str
     runtime: str = "local"
     image: str | None = None
+    runtime_options: dict[str, Any] = Field(default_factory=dict)
+    models_dir: Path | None = None
     output: Path | None = None
     resume: bool = False
     jobs: int = Field(default=1, ge=1)
@@ -123,6 +125,8 @@ def prepare(request: RunRequest, identity: RunIdentity, agent_distribution: str 
             model=request.model,
             runtime=request.runtime,
             image=request.image,
+            runtime_options=request.runtime_options,
+            models_dir=str(request.models_dir.resolve()) if request.models_dir else None,
             output_dir=str(directory.root.resolve()),
             verbose=request.verbose,
             test_timeout=request.test_timeout,

@@ -6,12 +6,22 @@ from pathlib import Path
 from typing import Any
 
 
-def open_session(runtime: str, image: str | None, seed: Path | None, name: str, base_dir: Path) -> Any:
+def open_session(
+    runtime: str,
+    image: str | None,
+    seed: Path | None,
+    name: str,
+    base_dir: Path,
+    options: dict[str, Any] | None = None,
+) -> Any:
     """A started :class:`agentrig.session.Session` seeded from ``seed``, under ``base_dir``.
 
-    ``--image`` is the runtime's ``image`` option (the Docker runtime's).
+    ``options`` are the runtime's options (``-c runtime.KEY=VALUE``); ``--image``
+    is its ``image`` option (the Docker runtime's).
     """
     from agentrig.session import Session
 
-    options = {"image": image} if image else None
-    return Session.create(runtime=runtime, seed=seed, name=name, base_dir=base_dir, runtime_options=options)
+    merged = dict(options or {})
+    if image:
+        merged["image"] = image
+    return Session.create(runtime=runtime, seed=seed, name=name, base_dir=base_dir, runtime_options=merged or None)

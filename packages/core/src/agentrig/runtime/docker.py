@@ -278,6 +278,7 @@ class DockerRuntime(Runtime):
     """One container per session, the workspace bind-mounted at ``/workspace``."""
 
     name = "docker"
+    options_model = DockerRuntimeConfig
 
     def __init__(
         self,

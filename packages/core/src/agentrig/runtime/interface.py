@@ -76,6 +76,9 @@ class Runtime(ABC):
     """Where commands run for one session."""
 
     name: str = "runtime"
+    options_model: type[BaseModel] | None = None
+    """The pydantic model of the runtime's options, when it has one: lets a
+    caller check ``-c runtime.*`` options before any session starts."""
 
     @property
     @abstractmethod

@@ -154,6 +154,7 @@ class LocalRuntime(Runtime):
     """Commands run as subprocesses of this process, in the workspace directory."""
 
     name = "local"
+    options_model = LocalRuntimeConfig
 
     def __init__(
         self,

@@ -51,6 +51,19 @@ def get_runtime_factory(name: str, registry: PluginRegistry | None = None) -> An
     return import_object(spec.runtime)
 
 
+def check_runtime_options(name: str, options: Mapping[str, Any], registry: PluginRegistry | None = None) -> None:
+    """Validate ``options`` for runtime ``name`` without starting anything.
+
+    Raises :class:`UnknownRuntimeError`, or ``RuntimeSetupError`` naming the bad
+    option; runtimes without an ``options_model`` are checked when they start.
+    """
+    from agentrig.runtime.errors import parse_options
+
+    model = getattr(get_runtime_factory(name, registry), "options_model", None)
+    if model is not None:
+        parse_options(model, dict(options), name)
+
+
 def create_runtime(
     name: str,
     workspace: Path,
