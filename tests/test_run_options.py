@@ -115,3 +115,17 @@ def test_replay_path_is_recorded_absolute_so_resume_works_elsewhere(tmp_path: Pa
     assert proc.returncode == 0, proc.stderr
     recorded = json.loads((out / "run.json").read_text())["identity"]["model"]["id"]
     assert recorded == f"replay/{example / 'replay.jsonl'}"
+
+
+def test_unknown_model_warns_once_on_one_line_and_cost_is_unknown_not_zero(tmp_path: Path, fake_openai_server) -> None:  # type: ignore[no-untyped-def]
+    fake_openai_server.respond_with(testkit.solver())
+    out = tmp_path / "run"
+    proc = _cli(tmp_path, fake_openai_server, "run", str(_hello(tmp_path / "p")), "--agent", "scripted",
+                "--model", "openai/not-in-any-catalog", "--output", str(out))
+    assert proc.returncode == 0, proc.stderr
+    warnings = [line for line in proc.stderr.splitlines() if "not in the model catalog" in line]
+    assert len(warnings) == 1 and warnings[0].startswith("agentrig: warning: model 'openai/not-in-any-catalog'")
+    assert "UnknownModelWarning" not in proc.stderr and "resolve_model(" not in proc.stderr
+    line = CheckpointResultLine.model_validate_json((out / "results.jsonl").read_text().splitlines()[0])
+    assert not line.cost_known
+    assert "cost n/a" in proc.stdout

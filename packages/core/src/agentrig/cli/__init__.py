@@ -12,6 +12,7 @@ import importlib
 import os
 import sys
 from collections.abc import Sequence
+from typing import Any
 
 from agentrig.cli.output import CLIError, error_line
 
@@ -35,8 +36,22 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _show_warning(message: Warning | str, category: type[Warning], filename: str, lineno: int,
+                  file: Any = None, line: str | None = None) -> None:
+    """Warnings as one ``agentrig: warning:`` line, without the source line Python adds."""
+    from agentrig.cli.output import warning_line
+
+    text = str(message)
+    if not category.__module__.startswith("agentrig"):
+        text = f"{category.__name__}: {text}"
+    warning_line(text)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``agentrig`` script; returns the exit status."""
+    import warnings
+
+    warnings.showwarning = _show_warning
     parser = build_parser()
     args = parser.parse_args(argv)
     try:

@@ -16,6 +16,7 @@ import logging
 import shutil
 import time
 import traceback
+import warnings
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -167,11 +168,14 @@ class _ProblemRun:
     def _open(self, prior_cost: float) -> None:
         from agentrig.agent import Agent
         from agentrig.plugins import get_agent_config_cls
+        from agentrig.catalog import UnknownModelWarning
         from agentrig.run.models import resolve
 
         config_cls = get_agent_config_cls(self.job.agent_config["type"])
         self.config = config_cls.model_validate(self.job.agent_config)
-        model, credential = resolve(self.job.model, Path(self.job.models_dir) if self.job.models_dir else None)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", UnknownModelWarning)  # the CLI warned once already
+            model, credential = resolve(self.job.model, Path(self.job.models_dir) if self.job.models_dir else None)
         self.agent = Agent.from_config(
             self.config, model, credential, self.problem.name, self.job.verbose, self.job.image
         )
