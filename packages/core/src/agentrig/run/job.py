@@ -25,7 +25,7 @@ class ProblemJob(BaseModel):
     agent_config: dict[str, Any]
     model: str
     runtime: str = "local"
-    image: str | None = None
+    image: str | None = None  # what the session runs: the agent's own image when it has one, else --image
     runtime_options: dict[str, Any] = {}
     models_dir: str | None = None
     output_dir: str

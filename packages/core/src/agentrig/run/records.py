@@ -168,11 +168,16 @@ class ModelRecord(_Record):
 
 
 class RuntimeRecord(_Record):
-    """Where commands ran."""
+    """Where commands ran.
+
+    ``image`` is ``--image``; ``agent_image`` the agent's own image built from
+    it (its config's ``docker_template``), which the sessions ran in.
+    """
 
     name: str
     image: str | None = None
     options: dict[str, Any] = Field(default_factory=dict)
+    agent_image: str | None = None
 
 
 class RunIdentity(_Record):
@@ -196,7 +201,8 @@ class RunIdentity(_Record):
             out.append(f"agent config ({', '.join(keys)})")
         if self.model.id != other.model.id:
             out.append(f"model '{other.model.id}' vs '{self.model.id}'")
-        if self.runtime != other.runtime:
+        # the agent image follows from the agent config and --image, both compared already
+        if self.runtime.model_dump(exclude={"agent_image"}) != other.runtime.model_dump(exclude={"agent_image"}):
             out.append(f"runtime '{other.runtime.name}' vs '{self.runtime.name}'")
         if self.problems != other.problems:
             out.append(f"problems {other.problems} vs {self.problems}")

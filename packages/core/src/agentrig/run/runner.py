@@ -7,8 +7,10 @@ model, output directory) is found here, before any agent starts.
 from __future__ import annotations
 
 import platform
+import sys
 import time
 import uuid
+from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -83,11 +85,35 @@ class PreparedRun(BaseModel):
     jobs: list[ProblemJob]
 
 
-def prepare(request: RunRequest, identity: RunIdentity, agent_distribution: str | None) -> tuple[PreparedRun, int]:
-    """Check the output directory, write the initial ``run.json``; returns the run and the lock fd."""
+def _announce(message: str) -> None:
+    print(f"agentrig: {message}", file=sys.stderr, flush=True)
+
+
+def prepare(
+    request: RunRequest,
+    identity: RunIdentity,
+    agent_distribution: str | None,
+    notify: Callable[[str], None] | None = _announce,
+) -> tuple[PreparedRun, int]:
+    """Check the output directory, write the initial ``run.json``; returns the run and the lock fd.
+
+    With the ``docker`` runtime and an agent config carrying a
+    ``docker_template``, the agent's image is built here, once for the whole
+    run and before the output directory is claimed (a failed build leaves
+    nothing behind: the same command can be retried); every problem runs in
+    it. ``notify`` hears about a build that is not a no-op. Raises
+    :class:`~agentrig.run.agent_image.AgentImageError` when the image cannot be had.
+    """
+    from agentrig.run.agent_image import agent_image_for
     from agentrig.run.problems import load_problems
 
     problems = load_problems(list(request.problems))
+    on_build = None
+    if notify is not None:
+        on_build = lambda tag: notify(f"building agent image {tag} from {request.image} (later runs reuse it)")  # noqa: E731
+    agent_image = agent_image_for(request.agent_config, request.runtime, request.image, on_build=on_build)
+    if agent_image is not None:
+        identity = identity.model_copy(update={"runtime": identity.runtime.model_copy(update={"agent_image": agent_image})})
     output = request.output or default_output()
     directory = RunDirectory(output)
     previous = directory.claim(identity, resume=request.resume)
@@ -98,6 +124,7 @@ def prepare(request: RunRequest, identity: RunIdentity, agent_distribution: str 
         record.status = "running"
         record.ended = None
         record.jobs = request.jobs
+        record.identity.runtime.agent_image = agent_image
     else:
         record = RunRecord(
             run_id=uuid.uuid4().hex,
@@ -124,7 +151,7 @@ def prepare(request: RunRequest, identity: RunIdentity, agent_distribution: str 
             agent_config=request.agent_config,
             model=request.model,
             runtime=request.runtime,
-            image=request.image,
+            image=agent_image or request.image,
             runtime_options=request.runtime_options,
             models_dir=str(request.models_dir.resolve()) if request.models_dir else None,
             output_dir=str(directory.root.resolve()),

@@ -16,6 +16,7 @@ import io
 import logging
 import re
 import tarfile
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from agentrig.runtime.errors import ImageBuildError, ImageNotFoundError
@@ -92,8 +93,11 @@ def build_agent_image(
     template: str,
     base_image: str,
     force: bool = False,
+    on_build: Callable[[str], None] | None = None,
 ) -> tuple[str, bool]:
     """Build the agent's image unless an identical one exists; returns ``(tag, built)``.
+
+    ``on_build(tag)`` is called once a real build is about to start (not for a no-op).
 
     Raises :class:`ImageNotFoundError` when ``base_image`` is not present
     locally, :class:`ImageBuildError` (with the failing step's message) when
@@ -119,6 +123,8 @@ def build_agent_image(
             f"build or load it (`docker build -t {base_image} .` / `docker load -i FILE`), then retry"
         ) from None
     labels = {LABEL_TEMPLATE_HASH: digest, LABEL_AGENT: agent, LABEL_VERSION: version}
+    if on_build is not None:
+        on_build(tag)
     last_lines: list[str] = []
     try:
         for chunk in client.api.build(

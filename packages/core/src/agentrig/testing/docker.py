@@ -8,6 +8,12 @@
   ``docker import`` (no registry); ``.ci/build-test-image.sh`` builds the same
   image. Its name comes from ``AGENTRIG_TEST_IMAGE`` (default
   ``agentrig-test/busybox:latest``).
+- ``node_test_image``: a Debian image with Node.js and npm, the base of
+  Node-based agents' images (``claude_code``). It takes a minute to build
+  (``.ci/build-node-image.sh``, debootstrap + ``docker import``), so it is
+  never built here: missing, it skips the test, or fails it under ``CI``.
+  Its name comes from ``AGENTRIG_TEST_NODE_IMAGE`` (default
+  ``agentrig-test/node:bookworm``).
 """
 
 from __future__ import annotations
@@ -25,6 +31,7 @@ if TYPE_CHECKING:
     import docker
 
 TEST_IMAGE = "agentrig-test/busybox:latest"
+NODE_TEST_IMAGE = "agentrig-test/node:bookworm"
 _engine_error: list[str] = []
 _engine_checked: list[bool] = []
 
@@ -130,3 +137,23 @@ def docker_test_image(docker_engine: docker.DockerClient) -> str:
         pytest.skip(message)
     build_busybox_image(docker_engine, tag, busybox)
     return tag
+
+
+@pytest.fixture(scope="session")
+def node_test_image(docker_engine: docker.DockerClient) -> str:
+    """The Debian + Node.js test image's name; skips (fails under ``CI``) with the command to build it."""
+    import docker.errors
+
+    tag = os.environ.get("AGENTRIG_TEST_NODE_IMAGE", NODE_TEST_IMAGE)
+    try:
+        docker_engine.images.get(tag)
+        return tag
+    except docker.errors.ImageNotFound:
+        pass
+    message = (
+        f"test image '{tag}' (Debian with Node.js and npm) is missing: build it with "
+        f"`apt-get install -y --no-install-recommends debootstrap && .ci/build-node-image.sh {tag}` (about a minute)"
+    )
+    if os.environ.get("CI"):
+        pytest.fail(message, pytrace=False)
+    pytest.skip(message)
