@@ -30,6 +30,7 @@ import warnings
 from collections.abc import Iterator, Mapping
 from importlib import resources
 from pathlib import Path
+from typing import Any
 
 import yaml
 from pydantic import BaseModel, ConfigDict, ValidationError
@@ -77,9 +78,24 @@ def user_models_dir(environ: Mapping[str, str] | None = None) -> Path:
     return Path(base) / "agentrig" / "models"
 
 
+def _load_yaml(text: str) -> Any:
+    """``yaml.safe_load``, with libyaml's parser when built in (catalogs are read at every problem start).
+
+    A document libyaml rejects is parsed again by the pure-Python parser, whose
+    error names the line the same way whatever the build.
+    """
+    fast = getattr(yaml, "CSafeLoader", None)
+    if fast is not None:
+        try:
+            return yaml.load(text, Loader=fast)  # noqa: S506 - a safe loader
+        except yaml.YAMLError:
+            pass
+    return yaml.safe_load(text)
+
+
 def _parse_file(text: str, source: str) -> list[ModelDefinition]:
     try:
-        data = yaml.safe_load(text)
+        data = _load_yaml(text)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f" line {mark.line + 1}" if mark is not None else ""

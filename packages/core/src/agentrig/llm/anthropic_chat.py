@@ -10,6 +10,7 @@ from typing import Any
 from agentrig.llm.base import SDKChatModel
 from agentrig.llm.errors import MissingDependencyError
 from agentrig.llm.interface import ChatMessage, ChatResponse, ToolCall, ToolSpec
+from agentrig.llm.tls import sdk_http_client
 from agentrig.model_definition import ThinkingPreset
 from agentrig.usage import TokenUsage
 
@@ -156,6 +157,7 @@ class AnthropicChat(SDKChatModel):
             max_retries=0,
             timeout=self.options.timeout,
             default_headers=self.options.headers or None,
+            http_client=sdk_http_client(anthropic),  # a CA bundle loaded once per process, not per client
         )
 
     def _params(

@@ -11,6 +11,7 @@ from typing import Any
 from agentrig.llm.base import SDKChatModel
 from agentrig.llm.errors import InvalidResponseError, MissingDependencyError
 from agentrig.llm.interface import ChatMessage, ChatResponse, ToolCall, ToolSpec
+from agentrig.llm.tls import sdk_http_client
 from agentrig.model_definition import ThinkingPreset
 from agentrig.usage import TokenUsage
 
@@ -106,6 +107,7 @@ class OpenAIChat(SDKChatModel):
             max_retries=0,
             timeout=self.options.timeout,
             default_headers=self.options.headers or None,
+            http_client=sdk_http_client(openai),  # a CA bundle loaded once per process, not per client
         )
 
     def _params(

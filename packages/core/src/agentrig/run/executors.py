@@ -9,13 +9,14 @@ back, which is all a distributed executor (Ray) needs to do too.
 
 from __future__ import annotations
 
-import ctypes
 import json
 import multiprocessing
 import os
 import queue as queue_module
+import select
 import signal
 import sys
+import threading
 import time
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
@@ -51,14 +52,43 @@ class InlineExecutor(Executor):
             done(job, run_problem(job, emit))
 
 
-def _die_with_parent() -> None:
-    """Ask Linux to send us SIGTERM when the dispatcher dies (even by SIGKILL)."""
-    if sys.platform.startswith("linux"):
+def _exit_with_dispatcher(dispatcher: int) -> bool:
+    """SIGTERM this worker when the dispatcher process ends, even by SIGKILL; False if it is gone already.
+
+    Workers are children of the fork server, not of the dispatcher, so the
+    parent-death signal cannot tell; a thread waits on a pidfd of the
+    dispatcher instead (polling where pidfds do not exist). SIGTERM then runs
+    the same cleanup as Ctrl-C: agent cleanup, containers removed, records written.
+    """
+    try:
+        pidfd: int | None = os.pidfd_open(dispatcher)  # type: ignore[attr-defined,unused-ignore]
+    except ProcessLookupError:
+        return False
+    except (AttributeError, OSError):
+        pidfd = None
         try:
-            libc = ctypes.CDLL(None, use_errno=True)
-            libc.prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
-        except (OSError, AttributeError):
+            os.kill(dispatcher, 0)
+        except ProcessLookupError:
+            return False
+        except PermissionError:
             pass
+
+    def watch() -> None:
+        if pidfd is not None:
+            select.select([pidfd], [], [])
+        else:
+            while True:
+                time.sleep(0.5)
+                try:
+                    os.kill(dispatcher, 0)
+                except ProcessLookupError:
+                    break
+                except PermissionError:
+                    continue
+        os.kill(os.getpid(), signal.SIGTERM)
+
+    threading.Thread(target=watch, name="agentrig-dispatcher-watch", daemon=True).start()
+    return True
 
 
 def _worker(jobs: Any, results: Any, parent: int) -> None:
@@ -71,9 +101,8 @@ def _worker(jobs: Any, results: Any, parent: int) -> None:
     from agentrig.run.problem_run import run_problem
     from agentrig.run.signals import install_termination_handler
 
-    _die_with_parent()
     install_termination_handler()
-    if os.getppid() != parent:  # the dispatcher died before prctl took effect
+    if not _exit_with_dispatcher(parent):
         return
 
     def emit(event: ProgressEvent) -> None:
@@ -102,11 +131,14 @@ def _worker(jobs: Any, results: Any, parent: int) -> None:
 
 
 class ProcessPoolExecutor(Executor):
-    """Up to ``workers`` problems at once, in a pool of spawned worker processes (``--jobs N``).
+    """Up to ``workers`` problems at once, in a pool of worker processes (``--jobs N``).
 
-    Processes are spawned (not forked): a worker shares nothing with the
-    dispatcher but the jobs it is given. A worker that dies is recorded as a
-    failed problem, a new worker takes its place, and the others go on.
+    Workers are never forked from the dispatcher: they share nothing with it
+    but the jobs they are given. They fork from a fresh fork server that has
+    only imported what a problem run needs (:mod:`agentrig.run.preload`), so
+    imports are paid once per run, not once per worker. A worker that dies is
+    recorded as a failed problem, a new worker takes its place, and the
+    others go on.
     """
 
     def __init__(self, workers: int) -> None:
@@ -115,7 +147,9 @@ class ProcessPoolExecutor(Executor):
 
     def run(self, jobs: Sequence[ProblemJob], emit: EventSink, done: DoneCallback, tick: Callable[[], None]) -> None:
         """Run the jobs, ``workers`` at a time."""
-        context = multiprocessing.get_context("spawn")
+        from agentrig.run.preload import modules_for, worker_context
+
+        context = worker_context(modules_for(jobs[0])) if jobs else multiprocessing.get_context("spawn")
         job_queue = context.Queue()
         results = context.Queue()
         by_name = {job.problem_name: job for job in jobs}

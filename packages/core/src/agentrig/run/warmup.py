@@ -1,0 +1,34 @@
+"""Imported by the ``--jobs`` fork server at its start: import the modules workers will need.
+
+The names come from :data:`agentrig.run.preload.ENV_VAR`, which is removed
+here so no worker (nor any command an agent runs) sees it. A module that fails
+to import in any way is skipped: the worker imports it again and reports the
+error on the problem that needs it. The plugin registry is loaded too, so
+workers do not each scan the installed distributions' entry points.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+
+_ENV_VAR = "AGENTRIG_WORKER_PRELOAD"  # agentrig.run.preload.ENV_VAR, not imported: this runs first
+
+
+def _warm_up() -> None:
+    names = [name for name in os.environ.pop(_ENV_VAR, "").split(",") if name]
+    for name in names:
+        try:
+            importlib.import_module(name)
+        except BaseException:  # noqa: BLE001 - a broken plugin must not take the fork server down
+            continue
+    if names:
+        try:
+            from agentrig.plugins import get_registry
+
+            get_registry()
+        except BaseException:  # noqa: BLE001 - the worker loads (and reports) it again
+            pass
+
+
+_warm_up()
