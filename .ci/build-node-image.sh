@@ -2,8 +2,9 @@
 # Build the Debian + Node.js test image (the base of the claude_code agent's
 # image in the Docker tests) from nothing: no registry, nothing pulled from
 # Docker Hub. debootstrap makes a minimal bookworm root filesystem with nodejs,
-# npm and ca-certificates from the Debian mirror apt already uses, and
-# `docker import` turns it into an image. Skipped when the image exists.
+# npm and ca-certificates from the Debian mirror apt already uses (plus the
+# CAs added on this host, so npm behind an intercepting proxy works as on the
+# host), and `docker import` turns it into an image. Skipped when the image exists.
 #
 #   .ci/build-node-image.sh [--force] [IMAGE]   (default: agentrig-test/node:bookworm)
 #
@@ -48,6 +49,12 @@ if ! debootstrap --variant=minbase "$SUITE" "$ROOT" "$MIRROR" > "$LOG" 2>&1; the
     fail "debootstrap $SUITE from $MIRROR failed (last lines above)"
 fi
 cp /etc/resolv.conf "$ROOT/etc/resolv.conf"  # name resolution for apt in the chroot; emptied below
+# The CAs this host's admin added (e.g. an egress proxy's) so npm in the image
+# reaches the registry as the host does; ca-certificates' setup adds them to the store.
+if [ -d /usr/local/share/ca-certificates ]; then
+    mkdir -p "$ROOT/usr/local/share/ca-certificates"
+    cp -R /usr/local/share/ca-certificates/. "$ROOT/usr/local/share/ca-certificates/"
+fi
 if ! chroot "$ROOT" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin DEBIAN_FRONTEND=noninteractive \
         sh -c 'apt-get update -qq && apt-get install -y -qq --no-install-recommends nodejs npm ca-certificates' \
         > "$LOG" 2>&1; then
@@ -62,6 +69,7 @@ rm -rf "$ROOT"/var/cache/apt/*.bin "$ROOT"/var/cache/apt/archives/*.deb "$ROOT"/
 mkdir -p "$ROOT/workspace"
 chmod 1777 "$ROOT/tmp"
 
+OLD_ID="$(docker image inspect --format '{{.Id}}' "$IMAGE" 2>/dev/null || true)"
 tar --numeric-owner -C "$ROOT" -c . | docker import \
     -c 'ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin' \
     -c 'ENV LANG=C.UTF-8' \
@@ -69,4 +77,7 @@ tar --numeric-owner -C "$ROOT" -c . | docker import \
     -c 'CMD ["/bin/bash"]' \
     -m "agentrig test image: Debian $SUITE minbase with nodejs and npm (debootstrap)" \
     - "$IMAGE" > /dev/null
+if [ -n "$OLD_ID" ]; then
+    docker image rm "$OLD_ID" > /dev/null 2>&1 || true  # the replaced build, unless something still uses it
+fi
 echo "$IMAGE"

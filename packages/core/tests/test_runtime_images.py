@@ -79,6 +79,9 @@ def test_build_renders_the_version_into_the_image_and_rebuild_is_a_noop(
             docker_engine, agent="testagent", version=version, template=changed, base_image=docker_test_image
         )
         assert rebuilt
+        # the replaced image is removed, not left untagged taking space
+        assert docker_engine.images.list(filters={"dangling": True, "label": f"{LABEL_VERSION}={version}"}) == []
+        assert image.id not in {i.id for i in docker_engine.images.list(all=True)}
     finally:
         for leftover in {tag, image.id} if "image" in locals() else {tag}:
             try:

@@ -10,12 +10,14 @@ from agentrig import AgentConfigBase
 
 DEFAULT_CLI_VERSION = "2.1.330"
 
-#: A Dockerfile template for the agent's image: Node and exactly the configured CLI version.
+#: A Dockerfile template for the agent's image: Node and exactly the configured CLI version
+#: (the build fails if the installed CLI reports another; npm's cache, ~330 MB, is dropped).
 #: The base image must provide ``npm`` (and run as a user that may install globally).
 DOCKER_TEMPLATE = """\
 FROM {{ base_image }}
 RUN npm install --global --no-audit --no-fund @anthropic-ai/claude-code@{{ version }} \\
- && claude --version
+ && npm cache clean --force \\
+ && test "$(claude --version | cut -d' ' -f1)" = "{{ version }}"
 """
 
 PermissionMode = Literal["acceptEdits", "auto", "bypassPermissions", "default", "dontAsk", "manual", "plan"]

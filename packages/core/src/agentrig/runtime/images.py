@@ -108,13 +108,14 @@ def build_agent_image(
     dockerfile = render_template(template, base_image=base_image, version=version)
     digest = template_hash(dockerfile)
     tag = agent_image_tag(agent, version, base_image)
-    if not force:
-        try:
-            existing = client.images.get(tag)
-            if (existing.labels or {}).get(LABEL_TEMPLATE_HASH) == digest:
-                return tag, False
-        except docker.errors.ImageNotFound:
-            pass
+    previous_id: str | None = None
+    try:
+        existing = client.images.get(tag)
+        previous_id = existing.id
+        if not force and (existing.labels or {}).get(LABEL_TEMPLATE_HASH) == digest:
+            return tag, False
+    except docker.errors.ImageNotFound:
+        pass
     try:
         client.images.get(base_image)
     except docker.errors.ImageNotFound:
@@ -151,7 +152,23 @@ def build_agent_image(
                 log.debug("build %s: %s", tag, text)
     except docker.errors.APIError as exc:
         raise ImageBuildError(f"building image '{tag}' for agent '{agent}' failed: {exc.explanation or exc}") from None
+    if previous_id is not None:
+        _remove_replaced(client, previous_id, tag)
     return tag, True
+
+
+def _remove_replaced(client: docker.DockerClient, image_id: str, tag: str) -> None:
+    """Remove the image a rebuild replaced (agent images are large; untagged, it would only take space)."""
+    import docker.errors
+
+    try:
+        if client.images.get(image_id).tags:
+            return  # the build produced the same image, or another tag still names it
+        client.images.remove(image_id)
+    except docker.errors.ImageNotFound:
+        pass
+    except docker.errors.APIError as exc:  # a container still uses it: leave it
+        log.debug("keeping the image %s replaced by %s: %s", image_id[:19], tag, exc)
 
 
 def ensure_agent_image(

@@ -1,0 +1,87 @@
+"""End to end in Docker: the ``claude_code`` agent's own image, built by
+``ensure_agent_image`` from the package's template over a Debian + Node.js
+image, runs the real pinned CLI in the session's container against the fake
+Messages API on the host (network mode ``host``, so 127.0.0.1 is the host's).
+
+The image build (npm-installing the CLI) happens once; later runs find the
+image unchanged and skip it.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+from pydantic import SecretStr
+
+from agentrig import Agent, ModelDefinition, ProviderCredential
+from agentrig.pricing import APIPricing
+from agentrig.runtime.images import LABEL_VERSION, agent_image_tag
+from agentrig_claude_code.config import DEFAULT_CLI_VERSION, ClaudeCodeConfig
+
+pytestmark = [pytest.mark.docker, pytest.mark.claude_cli]
+
+API_KEY = "sk-ant-test-claude-docker-secret-42"
+SONNET = APIPricing(input=3.0, output=15.0, cache_read=0.3, cache_write=3.75)
+
+
+@pytest.fixture(scope="module")
+def claude_image(docker_engine: Any, node_test_image: str) -> str:
+    """The agent's image from the package's own template (a no-op when it is already built)."""
+    from agentrig.runtime.images import ensure_agent_image
+
+    config = ClaudeCodeConfig()
+    started = time.monotonic()
+    tag = ensure_agent_image("claude_code", config.version, config.docker_template, node_test_image, client=docker_engine)
+    print(f"claude_code image {tag}: ready in {time.monotonic() - started:.1f}s")
+    return tag
+
+
+def test_image_holds_exactly_the_pinned_cli(docker_engine: Any, node_test_image: str, claude_image: str) -> None:
+    assert claude_image == agent_image_tag("claude_code", DEFAULT_CLI_VERSION, node_test_image)
+    assert docker_engine.images.get(claude_image).labels[LABEL_VERSION] == DEFAULT_CLI_VERSION
+    output = docker_engine.containers.run(claude_image, ["claude", "--version"], remove=True, network_mode="none")
+    assert output.decode().split()[0] == DEFAULT_CLI_VERSION
+
+
+def test_agent_runs_the_cli_in_its_image_and_bash_writes_to_the_workspace(
+    tmp_path: Path, claude_image: str, fake_anthropic_server: Any
+) -> None:
+    from agentrig import lifecycle
+    from agentrig.session import Session
+
+    server = fake_anthropic_server
+    # /.dockerenv exists only inside a container, and the workspace is /workspace there
+    command = "{ pwd; test -f /.dockerenv && echo in-container; } > made.txt"
+    server.add_reply("Creating it.", tool_calls=[{"name": "Bash", "arguments": {"command": command}, "id": "toolu_mk"}],
+                     usage={"input": 1000, "output": 40})
+    server.add_reply("Done.", usage={"input": 1100, "output": 5})
+    config = ClaudeCodeConfig(base_url=server.base_url)
+    model = ModelDefinition(provider="anthropic", name="claude-sonnet-4-5", pricing=SONNET)
+    credential = ProviderCredential(provider="anthropic", value=SecretStr(API_KEY), source="test", env_var="ANTHROPIC_API_KEY")
+    agent = Agent.from_config(config, model, credential, "docker-e2e", False, claude_image)
+    with Session.create(
+        runtime="docker", base_dir=tmp_path, runtime_options={"image": claude_image, "network": "host"}
+    ) as session:
+        lifecycle.setup_agent(agent, session)
+        try:
+            assert agent.cli_version == DEFAULT_CLI_VERSION  # probed inside the container
+            result = agent.run_checkpoint("Create made.txt.")
+            assert not result.had_error, result.error_message
+            assert result.stop_reason == "completed" and result.usage.steps == 2
+            made = session.workspace.path / "made.txt"
+            assert made.read_text().splitlines() == ["/workspace", "in-container"]
+            info = made.stat()
+            assert (info.st_uid, info.st_gid) == (os.getuid(), os.getgid())
+            assert agent.launch is not None and agent.launch.runtime == "docker" and agent.launch.cwd == "/workspace"
+            assert all(API_KEY not in arg for arg in agent.launch.argv)
+            calls = server.model_requests
+            assert len(calls) == 2 and calls[0].headers.get("x-api-key") == API_KEY
+            assert "toolu_mk" in calls[1].raw_body  # the tool result went back to the model
+            # the CLI's state went to the session's isolated home, mounted from the host
+            assert any((session.home / ".claude" / "projects").rglob("*.jsonl"))
+        finally:
+            lifecycle.cleanup_agent(agent)
