@@ -88,6 +88,11 @@ def test_agent_image_built_once_per_run_and_every_problem_runs_in_it(
         # written by the agent's own command in its container: the image's version, not the base's absence of it
         assert (out / name / "checkpoint_1/snapshot/files/seen.txt").read_text().strip() == version
 
+    # a replay of the checkpoint runs in the same image (its test reads the image's version file)
+    replay = subprocess.run([testkit.agentrig_bin(), "replay", str(out / "one" / "checkpoint_1")], capture_output=True,
+                            text=True, timeout=120, cwd=tmp_path, env=testkit.cli_env(tmp_path, fake_openai_server.base_url))
+    assert replay.returncode == 0 and "replay passed, matches" in replay.stdout, replay.stdout + replay.stderr
+
     # an unchanged template is a no-op: the next run builds nothing and uses the same image
     again = _run(tmp_path, fake_openai_server, problems[0], "--agent", str(config), "--model", "openai/gpt-4o-mini",
                  "--runtime", "docker", "--image", docker_test_image, "--output", str(tmp_path / "run2"))

@@ -85,3 +85,45 @@ def test_agent_runs_the_cli_in_its_image_and_bash_writes_to_the_workspace(
             assert any((session.home / ".claude" / "projects").rglob("*.jsonl"))
         finally:
             lifecycle.cleanup_agent(agent)
+
+
+def test_agentrig_run_builds_the_image_and_runs_claude_code_in_docker(
+    tmp_path: Path, node_test_image: str, claude_image: str, fake_anthropic_server: Any, docker_engine: Any
+) -> None:
+    """What a user types: ``agentrig run --runtime docker --image BASE -c runtime.network=host``."""
+    import subprocess
+    import sys
+
+    from agentrig.run.records import CheckpointResultLine, RunRecord
+
+    server = fake_anthropic_server
+    server.add_reply("On it.", tool_calls=[{"name": "Bash", "arguments": {"command": "echo ok > done.txt"}}])
+    server.add_reply("Done.")
+    problem = tmp_path / "problems" / "touch"
+    (problem / "tests").mkdir(parents=True)
+    (problem / "task.md").write_text("Create done.txt containing ok.\n")
+    (problem / "tests" / "check.sh").write_text('test "$(cat done.txt)" = ok && test "$(id -u)" = "' + str(os.getuid()) + '"\n')
+    (problem / "problem.yaml").write_text(
+        "name: touch\ncheckpoints:\n  - name: make\n    prompt: task.md\n    test: sh tests/check.sh\n"
+    )
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "AGENTRIG_"))}
+    env["ANTHROPIC_API_KEY"] = API_KEY
+    out = tmp_path / "run"
+    result = subprocess.run(
+        [str(Path(sys.executable).with_name("agentrig")), "run", str(problem), "--agent", "claude_code",
+         "--model", "anthropic/claude-sonnet-4-5", "--runtime", "docker", "--image", node_test_image,
+         "-c", "runtime.network=host", "-c", f"base_url={server.base_url}", "--output", str(out)],
+        env=env, capture_output=True, text=True, timeout=180, cwd=tmp_path,
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "building agent image" not in result.stderr  # the module's build is reused, not redone
+    run = RunRecord.model_validate_json((out / "run.json").read_bytes())
+    assert run.identity.runtime.agent_image == claude_image and run.identity.runtime.options == {"network": "host"}
+    (line,) = [CheckpointResultLine.model_validate_json(x) for x in (out / "results.jsonl").read_text().splitlines()]
+    assert line.status == "passed" and line.steps == 2
+    assert (out / "touch/make/snapshot/files/done.txt").read_text() == "ok\n"
+    assert API_KEY not in (out / "run.json").read_text() + result.stdout + result.stderr
+    # the run's container is gone (its owner, the agentrig child, has exited)
+    leftover = [c for c in docker_engine.containers.list(all=True, filters={"label": "agentrig"})
+                if c.image.tags == [claude_image]]
+    assert leftover == []

@@ -16,6 +16,7 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict
 
 from agentrig import lifecycle
+from agentrig.run.agent_image import agent_image_for
 from agentrig.run.evaluation import evaluate
 from agentrig.run.layout import RunDirectory, RunDirectoryError
 from agentrig.run.records import EvaluationRecord
@@ -83,14 +84,18 @@ def replay_checkpoint(checkpoint_dir: Path, *, keep: Path | None = None) -> Repl
     config = get_agent_config_cls(identity.agent.type).model_validate(identity.agent.config)
     replies = paths.agent / REPLAY_FILE
     model, credential = resolve(f"replay/{replies}") if replies.is_file() else resolve(identity.model.id)
-    agent = Agent.from_config(config, model, credential, problem_name, False, identity.runtime.image)
+    # the run's agent image (rebuilt from its template if it was removed since; else a no-op)
+    image = agent_image_for(identity.agent.config, identity.runtime.name, identity.runtime.image) or identity.runtime.image
+    agent = Agent.from_config(config, model, credential, problem_name, False, image)
     if not replies.is_file() and not agent.supports_replay():
         raise ReplayError(
             f"{replies}: no recorded model replies, and agent '{identity.agent.type}' cannot replay on its own"
         )
     seed = problem.path / problem.workspace if problem.workspace else None
     with tempfile.TemporaryDirectory(prefix="agentrig-replay-") as scratch:
-        session = open_session(identity.runtime.name, identity.runtime.image, seed, problem_name, Path(scratch))
+        session = open_session(
+            identity.runtime.name, image, seed, problem_name, Path(scratch), identity.runtime.options
+        )
         try:
             if index > 0:
                 before = run_dir.checkpoint(problem_name, names[index - 1]).snapshot
