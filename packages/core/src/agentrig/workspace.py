@@ -14,6 +14,7 @@ from __future__ import annotations
 import fnmatch
 import hashlib
 import os
+import re
 import shutil
 import stat
 import tempfile
@@ -111,38 +112,70 @@ def is_ignored(relpath: str, ignore: Sequence[str]) -> bool:
     return False
 
 
-def iter_files(root: Path, ignore: Sequence[str] = DEFAULT_IGNORES) -> Iterator[tuple[str, Path]]:
-    """``(posix relative path, absolute path)`` of every regular file and symlink under
-    ``root``, sorted, skipping ignored ones; symlinks are never followed."""
-    stack = [root]
-    found: list[tuple[str, Path]] = []
+class _IgnoreMatcher:
+    """:func:`is_ignored` for a walk: component globs compiled into one regex, checked
+    against each entry's own name (its parents were checked on the way down)."""
+
+    def __init__(self, ignore: Sequence[str]) -> None:
+        components = [p for p in ignore if "/" not in p]
+        self.name = re.compile("|".join(f"(?:{fnmatch.translate(p)})" for p in components)) if components else None
+        self.paths = [p.strip("/") for p in ignore if "/" in p]
+
+    def __call__(self, name: str, relpath: str) -> bool:
+        if self.name is not None and self.name.match(name):
+            return True
+        return any(fnmatch.fnmatchcase(relpath, pattern) for pattern in self.paths)
+
+
+def _walk(root: Path, ignore: Sequence[str]) -> list[tuple[str, str]]:
+    """``(posix relative path, absolute path)`` of the files and symlinks under ``root``, unsorted."""
+    ignored = _IgnoreMatcher(ignore)
+    base = os.fspath(root)
+    stack = [(base, "")]
+    found: list[tuple[str, str]] = []
     while stack:
-        directory = stack.pop()
+        directory, prefix = stack.pop()
         try:
             entries = list(os.scandir(directory))
         except OSError as exc:
             raise WorkspaceError(f"cannot read directory '{directory}': {exc.strerror}") from None
         for entry in entries:
-            path = Path(entry.path)
-            rel = path.relative_to(root).as_posix()
-            if is_ignored(rel, ignore):
+            rel = prefix + entry.name
+            if ignored(entry.name, rel):
                 continue
             if entry.is_dir(follow_symlinks=False):
-                stack.append(path)
+                stack.append((entry.path, rel + "/"))
             elif entry.is_symlink() or entry.is_file(follow_symlinks=False):
-                found.append((rel, path))
+                found.append((rel, entry.path))
             # sockets, fifos and devices are not workspace content
-    yield from sorted(found)
+    return found
 
 
-def _copy_and_hash(src: Path, dst: Path) -> tuple[int, str]:
+def iter_files(root: Path, ignore: Sequence[str] = DEFAULT_IGNORES) -> Iterator[tuple[str, Path]]:
+    """``(posix relative path, absolute path)`` of every regular file and symlink under
+    ``root``, sorted, skipping ignored ones; symlinks are never followed."""
+    for rel, path in sorted(_walk(root, ignore)):
+        yield rel, Path(path)
+
+
+def _copy_and_hash(src: Path | str, dst: Path | str, mode: int = 0o600) -> tuple[int, str]:
+    """Copy ``src`` to the new file ``dst`` (created with ``mode``, before the umask) and hash it."""
     digest = hashlib.sha256()
     size = 0
-    with open(src, "rb") as reader, open(dst, "wb") as writer:
-        while chunk := reader.read(_CHUNK):
-            digest.update(chunk)
-            writer.write(chunk)
-            size += len(chunk)
+    reader = os.open(src, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
+    try:
+        writer = os.open(dst, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_CLOEXEC", 0), mode)
+        try:
+            while chunk := os.read(reader, _CHUNK):
+                digest.update(chunk)
+                view = memoryview(chunk)
+                while view:
+                    view = view[os.write(writer, view):]
+                size += len(chunk)
+        finally:
+            os.close(writer)
+    finally:
+        os.close(reader)
     return size, digest.hexdigest()
 
 
@@ -176,13 +209,31 @@ def _remove(path: Path) -> None:
         shutil.rmtree(path)
 
 
+_StatKey = tuple[int, int, int, int, int, int]
+
+
+def _stat_key(info: os.stat_result) -> _StatKey:
+    """What must be equal for a file to be taken as unchanged: inode, size, mode, mtime and ctime.
+
+    Any write, chmod, rename over it or ``utime`` moves the ctime, which no
+    program can set back; a replaced file is another inode.
+    """
+    return (info.st_dev, info.st_ino, info.st_size, info.st_mode, info.st_mtime_ns, info.st_ctime_ns)
+
+
 class Snapshot:
     """A snapshot on disk: ``path`` holds ``files/`` and ``manifest.json``."""
 
-    def __init__(self, path: Path, manifest: SnapshotManifest) -> None:
-        """Wrap an existing snapshot; use :meth:`load` or :func:`take_snapshot`."""
+    def __init__(self, path: Path, manifest: SnapshotManifest, sources: dict[str, _StatKey] | None = None) -> None:
+        """Wrap an existing snapshot; use :meth:`load` or :func:`take_snapshot`.
+
+        ``sources`` (kept in memory only) maps paths to the workspace file's
+        status when it was copied, for files known unchanged since: the next
+        snapshot of the same workspace links those that still have it.
+        """
         self.path = path
         self.manifest = manifest
+        self.sources = sources or {}
 
     @property
     def files_dir(self) -> Path:
@@ -223,11 +274,22 @@ def diff_manifests(before: SnapshotManifest | None, after: SnapshotManifest) -> 
     return SnapshotDiff(added=added, modified=modified, deleted=deleted)
 
 
-def take_snapshot(source: Path, dest: Path, ignore: Sequence[str] = DEFAULT_IGNORES) -> Snapshot:
+def take_snapshot(
+    source: Path, dest: Path, ignore: Sequence[str] = DEFAULT_IGNORES, previous: Snapshot | None = None
+) -> Snapshot:
     """Copy ``source``'s files into a new snapshot at ``dest`` (replaced if it exists).
 
     Written into a temporary sibling of ``dest`` and renamed, so ``dest`` is
     either the previous complete snapshot or the new complete one.
+
+    With ``previous`` (the last snapshot taken of the same workspace in this
+    process), a file whose inode, size, mode, mtime and ctime are those it had
+    when ``previous`` copied it is hard-linked from ``previous`` with its record,
+    not copied and hashed again. A file is remembered as copied only when its
+    ctime is older than the new snapshot's own directory (the filesystem's
+    clock), so a write landing in the same clock tick as the copy is never
+    mistaken for no change. Snapshot files are never written after they are
+    made, so the links share content that cannot change.
     """
     if not source.is_dir():
         raise WorkspaceError(f"workspace '{source}' is not a directory")
@@ -235,27 +297,49 @@ def take_snapshot(source: Path, dest: Path, ignore: Sequence[str] = DEFAULT_IGNO
     dest.parent.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=f".{dest.name}.", suffix=".partial", dir=dest.parent))
     try:
+        # "now" on the filesystem's clock: files changed at or after it may change again unseen
+        now = os.stat(staging).st_ctime_ns
+        reusable = previous.sources if previous is not None else {}
+        previous_records = previous.manifest.by_path() if reusable else {}
+        previous_files = os.fspath(previous.files_dir) + os.sep if previous is not None else ""
         files_dir = staging / FILES_DIR
         files_dir.mkdir()
+        base = os.fspath(files_dir) + os.sep
+        made: set[str] = {""}
         records: list[FileRecord] = []
-        for rel, path in iter_files(source, ignore):
-            target = files_dir / rel
-            target.parent.mkdir(parents=True, exist_ok=True)
+        sources: dict[str, _StatKey] = {}
+        for rel, path in sorted(_walk(source, ignore)):
+            parent = rel.rpartition("/")[0]
+            if parent not in made:
+                os.makedirs(base + parent, exist_ok=True)
+                made.add(parent)
+            target = base + rel  # rel is POSIX and relative: plain concatenation is the join
             try:
-                info = path.lstat()
+                info = os.lstat(path)
                 if stat.S_ISLNK(info.st_mode):
                     link = os.readlink(path)
                     os.symlink(link, target)
                     records.append(FileRecord(path=rel, kind="symlink", target=link, mode=0o777))
                     continue
-                size, digest = _copy_and_hash(path, target)
+                key = _stat_key(info)
+                record = previous_records.get(rel) if reusable.get(rel) == key else None
+                if record is not None:
+                    try:
+                        os.link(previous_files + rel, target)
+                    except OSError:  # another filesystem, a link limit, the old copy gone: copy it
+                        record = None
+                if record is None:
+                    mode = stat.S_IMODE(info.st_mode)
+                    size, digest = _copy_and_hash(path, target, mode | 0o600)  # readable and removable by us
+                    os.chmod(target, mode | 0o600)  # whatever the umask
+                    record = FileRecord(path=rel, size=size, sha256=digest, mode=mode)
             except FileNotFoundError:
                 continue  # deleted while we walked: it is not part of the snapshot
             except PermissionError:
                 raise WorkspaceError(f"cannot read '{path}' to snapshot it: permission denied") from None
-            mode = stat.S_IMODE(info.st_mode)
-            os.chmod(target, mode | 0o600)  # keep the copy readable and removable by us
-            records.append(FileRecord(path=rel, size=size, sha256=digest, mode=mode))
+            if key[5] < now:
+                sources[rel] = key
+            records.append(record)
         manifest = SnapshotManifest(
             created=datetime.now(timezone.utc),
             ignore=list(ignore),
@@ -273,7 +357,7 @@ def take_snapshot(source: Path, dest: Path, ignore: Sequence[str] = DEFAULT_IGNO
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
         raise
-    return Snapshot(dest, manifest)
+    return Snapshot(dest, manifest, sources)
 
 
 def clear_directory(path: Path) -> None:
@@ -358,9 +442,13 @@ class Workspace:
             seed_directory(Path(seed), path)
         return cls(path, ignore=ignore, owned=owned)
 
-    def snapshot(self, dest: Path) -> Snapshot:
-        """Write a snapshot of this workspace at ``dest`` (``files/`` + ``manifest.json``)."""
-        return take_snapshot(self.path, dest, self.ignore)
+    def snapshot(self, dest: Path, previous: Snapshot | None = None) -> Snapshot:
+        """Write a snapshot of this workspace at ``dest`` (``files/`` + ``manifest.json``).
+
+        ``previous``, the last snapshot of this workspace, lets unchanged files be
+        hard-linked from it instead of copied (see :func:`take_snapshot`).
+        """
+        return take_snapshot(self.path, dest, self.ignore, previous)
 
     def restore(self, snapshot: Snapshot | Path) -> Snapshot:
         """Replace this workspace's contents with ``snapshot``'s."""

@@ -257,7 +257,7 @@ class _ProblemRun:
             write_text_atomic(paths.agent / "save_artifacts_error.txt", traceback.format_exc())
             self.event("log", checkpoint=checkpoint.name, status="error", message=f"save_artifacts failed: {_one_line(exc)}")
 
-        snapshot = self.workspace.snapshot(paths.snapshot)
+        snapshot = self.workspace.snapshot(paths.snapshot, previous)  # unchanged files linked, not copied
         base = self.problem.checkpoints[index - 1].name if index and previous is not None else "initial"
         write_model_atomic(paths.diff, diff_record(base, previous, snapshot))
 
