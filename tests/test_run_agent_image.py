@@ -4,8 +4,10 @@ the agent's image is built once per run from ``--image`` and every problem runs 
 from __future__ import annotations
 
 import json
+import signal
 import subprocess
 import sys
+import time
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -117,9 +119,41 @@ def test_failed_build_is_one_line_and_leaves_nothing(
     assert "returned a non-zero code: 3" in errors[0]
     assert fake_openai_server.requests == []  # no agent started
     assert not (out / "run.json").exists()  # the output directory is not claimed: the same command can be retried
-    leftovers = [c.name for c in docker_engine.containers.list(all=True) if marker in json.dumps(c.attrs["Config"].get("Cmd"))]
-    assert leftovers == []
+    assert _build_containers(docker_engine, marker) == []
     assert docker_engine.images.list(filters={"label": f"{LABEL_VERSION}={version}"}) == []
+
+
+def _build_containers(client: Any, marker: str) -> list[str]:
+    return [c.name for c in client.containers.list(all=True) if marker in json.dumps(c.attrs["Config"].get("Cmd"))]
+
+
+def test_ctrl_c_during_the_build_stops_it(
+    tmp_path: Path, fake_openai_server: Any, docker_engine: Any, docker_test_image: str, version: str
+) -> None:
+    marker = f"agentrig-slow-step-{uuid.uuid4().hex[:8]}"
+    config = _config(tmp_path / "cfg", version, "FROM {{ base_image }}\nRUN echo " + marker + " && sleep 60\n")
+    out = tmp_path / "run"
+    runner = subprocess.Popen(
+        [testkit.agentrig_bin(), "run", str(_problem(tmp_path / "problems", "one")), "--agent", str(config), "--model",
+         "openai/gpt-4o-mini", "--runtime", "docker", "--image", docker_test_image, "--output", str(out)],
+        env=testkit.cli_env(tmp_path, fake_openai_server.base_url), stderr=subprocess.PIPE, text=True, cwd=tmp_path,
+    )
+    try:
+        deadline = time.monotonic() + 30
+        while not _build_containers(docker_engine, marker) and time.monotonic() < deadline and runner.poll() is None:
+            time.sleep(0.1)
+        assert _build_containers(docker_engine, marker), "the build step never started"
+        runner.send_signal(signal.SIGINT)
+        _, err = runner.communicate(timeout=30)
+    finally:
+        if runner.poll() is None:
+            runner.kill()
+    assert runner.returncode == 130, err
+    deadline = time.monotonic() + 10  # the engine cancels a build whose client went away
+    while _build_containers(docker_engine, marker) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert _build_containers(docker_engine, marker) == []
+    assert not (out / "run.json").exists()
 
 
 def test_template_without_base_image_or_with_unknown_placeholder(
