@@ -10,10 +10,12 @@ Only the ``docker`` runtime builds images; others ignore the template.
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agentrig.runtime.errors import RuntimeSetupError
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Mapping
 
 log = logging.getLogger(__name__)
 

@@ -16,12 +16,13 @@ import io
 import logging
 import re
 import tarfile
-from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from agentrig.runtime.errors import ImageBuildError, ImageNotFoundError
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     import docker
 
 log = logging.getLogger(__name__)
