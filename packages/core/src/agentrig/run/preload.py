@@ -37,11 +37,18 @@ BASE_MODULES: tuple[str, ...] = (
     "agentrig.run.models",
     "agentrig.run.sessions",
     "agentrig.session",
+    "agentrig.runtime.resolve",
+    "agentrig.runtime.teardown",
     "agentrig.lifecycle",
     "agentrig.catalog",
     "agentrig.credentials",
     "agentrig.llm",
 )
+
+
+#: What the SDKs import lazily on their first request (the HTTP transport, the
+#: async backend). Names that do not exist in the installed versions are skipped.
+_TRANSPORT_MODULES: tuple[str, ...] = ("anyio._backends._asyncio", "httpcore2", "httpcore", "h11")
 
 
 def _module_of(import_path: str) -> str:
@@ -61,8 +68,9 @@ def _model_modules(job: ProblemJob) -> list[str]:
     if provider == "replay":
         return ["agentrig.llm.replay"]
     if provider in ANTHROPIC_PROVIDERS:
-        return ["agentrig.llm.anthropic_chat", "anthropic"]
-    return ["agentrig.llm.openai_chat", "openai"]
+        return ["agentrig.llm.anthropic_chat", "anthropic", *_TRANSPORT_MODULES]
+    # the client imports its chat resources on first use
+    return ["agentrig.llm.openai_chat", "openai", "openai.resources.chat.chat", "openai.resources.chat.completions", *_TRANSPORT_MODULES]
 
 
 def modules_for(job: ProblemJob, registry: Any = None) -> list[str]:

@@ -4,13 +4,15 @@ The names come from :data:`agentrig.run.preload.ENV_VAR`, which is removed
 here so no worker (nor any command an agent runs) sees it. A module that fails
 to import in any way is skipped: the worker imports it again and reports the
 error on the problem that needs it. The plugin registry is loaded too, so
-workers do not each scan the installed distributions' entry points.
+workers do not each scan the installed distributions' entry points, and the
+model clients' TLS context is built (:mod:`agentrig.llm.tls`).
 """
 
 from __future__ import annotations
 
 import importlib
 import os
+import sys
 
 _ENV_VAR = "AGENTRIG_WORKER_PRELOAD"  # agentrig.run.preload.ENV_VAR, not imported: this runs first
 
@@ -22,12 +24,20 @@ def _warm_up() -> None:
             importlib.import_module(name)
         except BaseException:  # noqa: BLE001 - a broken plugin must not take the fork server down
             continue
-    if names:
-        try:
-            from agentrig.plugins import get_registry
+    if not names:
+        return
+    try:
+        from agentrig.plugins import get_registry
 
-            get_registry()
-        except BaseException:  # noqa: BLE001 - the worker loads (and reports) it again
+        get_registry()
+    except BaseException:  # noqa: BLE001 - the worker loads (and reports) it again
+        pass
+    if "agentrig.llm.tls" in sys.modules:
+        # the CA bundle, loaded once here rather than once per worker (workers keep
+        # the server's environment, whose SSL_CERT_FILE / SSL_CERT_DIR key the cache)
+        try:
+            sys.modules["agentrig.llm.tls"].default_ssl_context()
+        except BaseException:  # noqa: BLE001 - each client then builds its own
             pass
 
 
