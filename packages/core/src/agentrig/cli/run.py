@@ -154,10 +154,17 @@ def run_command(args: argparse.Namespace) -> int:
         verbose=args.verbose,
         test_timeout=args.test_timeout,
     )
+    from agentrig.run.agent_image import AgentImageError
+
     try:
-        prepared, _lock = prepare(request, identity, plugin.distribution)
+        if args.quiet:
+            prepared, _lock = prepare(request, identity, plugin.distribution, notify=None)
+        else:
+            prepared, _lock = prepare(request, identity, plugin.distribution)
     except (RunDirectoryError, ProblemError) as exc:
         raise CLIError(str(exc), status=2) from None
+    except AgentImageError as exc:
+        raise CLIError(str(exc)) from None
     except OSError as exc:
         raise CLIError(f"--output {request.output}: {exc.strerror or exc}", status=2) from None
 
