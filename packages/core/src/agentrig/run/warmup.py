@@ -10,6 +10,7 @@ model clients' TLS context is built (:mod:`agentrig.llm.tls`).
 
 from __future__ import annotations
 
+import atexit
 import importlib
 import os
 import sys
@@ -26,6 +27,11 @@ def _warm_up() -> None:
             continue
     if not names:
         return
+    # The fork server ends when the run does; tearing down the modules imported
+    # here takes longer than the whole shutdown of the run, and it would keep the
+    # run's stdout and stderr open meanwhile. It has nothing to flush or remove
+    # (its workers exit through os._exit and never run this).
+    atexit.register(os._exit, 0)
     try:
         from agentrig.plugins import get_registry
 
