@@ -68,15 +68,23 @@ def append_model(path: Path, record: BaseModel, *, sync: bool = False) -> None:
     append_line(path, record.model_dump_json(), sync=sync)
 
 
-def read_jsonl_lines(path: Path) -> list[str]:
-    """The complete lines of a JSONL file; a torn last line (a crash mid-write) is dropped."""
+def read_jsonl_lines(path: Path, containing: str | None = None) -> list[str]:
+    """The complete lines of a JSONL file; a torn last line (a crash mid-write) is dropped.
+
+    ``containing``: only the lines holding that text (tested before decoding, so
+    picking one problem's lines out of a long file costs little).
+    """
     try:
         data = path.read_bytes()
     except FileNotFoundError:
         return []
     lines = data.split(b"\n")
     # Everything before the last newline is whole; what follows it is torn or empty.
-    return [line.decode("utf-8") for line in lines[:-1] if line.strip()]
+    whole = lines[:-1]
+    if containing is not None:
+        needle = containing.encode("utf-8")
+        whole = [line for line in whole if needle in line]
+    return [line.decode("utf-8") for line in whole if line.strip()]
 
 
 def truncate_torn_tail(path: Path) -> None:

@@ -36,6 +36,9 @@ SHUTDOWN_GRACE = 30.0
 class Executor(ABC):
     """Runs problem jobs and reports each one's events and final record."""
 
+    #: Seconds between calls of ``tick`` while jobs run; ``None``: not called while a job runs.
+    tick_interval: float | None = None
+
     @abstractmethod
     def run(self, jobs: Sequence[ProblemJob], emit: EventSink, done: DoneCallback, tick: Callable[[], None]) -> None:
         """Run every job; ``KeyboardInterrupt`` propagates after the jobs have cleaned up."""
@@ -141,6 +144,8 @@ class ProcessPoolExecutor(Executor):
     others go on.
     """
 
+    tick_interval = 0.2
+
     def __init__(self, workers: int) -> None:
         """Run at most ``workers`` problems concurrently."""
         self.workers = max(1, workers)
@@ -190,7 +195,7 @@ class ProcessPoolExecutor(Executor):
             for _ in range(min(self.workers, len(jobs))):
                 spawn()
             while len(finished) < len(jobs):
-                receive(0.2)
+                receive(self.tick_interval)
                 tick()
                 for pid, process in list(processes.items()):
                     if process.is_alive():

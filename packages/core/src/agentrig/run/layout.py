@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import fcntl
 import os
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -24,6 +25,7 @@ RUN_FILE = "run.json"
 RESULTS_FILE = "results.jsonl"
 PROBLEM_FILE = "problem.json"
 LOCK_FILE = ".agentrig.lock"
+_PLAIN_NAME = re.compile(r"[A-Za-z0-9_.-]+\Z")
 
 
 class RunDirectoryError(ValueError):
@@ -134,7 +136,10 @@ class RunDirectory:
         A checkpoint listed twice (a resumed run that raced a crash) counts once: the last line wins.
         """
         by_key: dict[tuple[str, str], CheckpointResultLine] = {}
-        for text in read_jsonl_lines(self.results_file):
+        # Problem names are [A-Za-z0-9_.-]+, written unescaped: a line without the
+        # quoted name is another problem's, skipped without parsing it.
+        needle = f'"{problem}"' if problem is not None and _PLAIN_NAME.match(problem) else None
+        for text in read_jsonl_lines(self.results_file, containing=needle):
             try:
                 line = CheckpointResultLine.model_validate_json(text)
             except ValidationError:

@@ -123,6 +123,17 @@ class Totals(_Record):
         self.errors += line.status == "error"
         self.skipped += line.status == "skipped"
 
+    def merge(self, other: Totals) -> None:
+        """Count ``other``'s checkpoints in."""
+        self.cost += other.cost
+        self.tokens = self.tokens + other.tokens
+        self.steps += other.steps
+        self.checkpoints += other.checkpoints
+        self.passed += other.passed
+        self.failed += other.failed
+        self.errors += other.errors
+        self.skipped += other.skipped
+
     @classmethod
     def of(cls, lines: list[CheckpointResultLine]) -> Totals:
         """The totals of ``lines``."""
@@ -210,7 +221,8 @@ class RunIdentity(_Record):
 
 
 class RunRecord(_Record):
-    """``run.json``: the whole run, rewritten atomically whenever a problem changes state."""
+    """``run.json``: the whole run, rewritten atomically as problems start and finish
+    (at most twice a second while problems run concurrently) and when the run ends."""
 
     schema_version: int = SCHEMA_VERSION
     run_id: str

@@ -24,6 +24,7 @@ from agentrig.run.layout import RunDirectory
 from agentrig.run.progress import EventSink
 from agentrig.run.records import (
     AgentRecord,
+    CheckpointResultLine,
     ModelRecord,
     ProblemRecord,
     RunIdentity,
@@ -163,8 +164,45 @@ def prepare(
     return PreparedRun(request=request, directory=directory.root, record=record, jobs=jobs), lock
 
 
+#: Shortest time between two rewrites of ``run.json`` while problems run concurrently.
+RUN_FILE_INTERVAL = 0.5
+
+
+class _RunFile:
+    """``run.json`` kept current without rewriting it (every problem in it, fsynced) on each event.
+
+    With an executor that ticks while jobs run, a change is written at once
+    if the last write is older than ``interval``, else by the next tick after
+    it; without ticks (inline) every change is written at once. Results
+    themselves are never delayed: ``results.jsonl`` lines are appended by the
+    problem runs as each checkpoint finishes.
+    """
+
+    def __init__(self, directory: RunDirectory, record: RunRecord, interval: float, before_write: Any) -> None:
+        self.directory = directory
+        self.record = record
+        self.interval = interval
+        self.before_write = before_write
+        self.dirty = False
+        self.last = float("-inf")
+
+    def changed(self) -> None:
+        self.dirty = True
+        self.flush_if_due()
+
+    def flush_if_due(self) -> None:
+        if self.dirty and time.monotonic() - self.last >= self.interval:
+            self.write()
+
+    def write(self) -> None:
+        self.before_write()
+        self.directory.write_run(self.record)
+        self.dirty = False
+        self.last = time.monotonic()
+
+
 def execute(prepared: PreparedRun, emit: EventSink, tick: Any = None, executor: Executor | None = None) -> RunRecord:
-    """Run every job; ``run.json`` is rewritten whenever a problem finishes and at the end.
+    """Run every job; ``run.json`` follows problems as they start and finish, and is written at the end.
 
     ``KeyboardInterrupt`` (Ctrl-C, SIGTERM) is re-raised after the record says ``interrupted``.
     """
@@ -174,33 +212,52 @@ def execute(prepared: PreparedRun, emit: EventSink, tick: Any = None, executor: 
     clock = time.monotonic()
     started_elapsed = record.elapsed
 
+    def sum_totals() -> None:
+        record.totals = Totals()
+        for problem in record.problems.values():
+            record.totals.merge(problem.totals)
+        record.elapsed = started_elapsed + (time.monotonic() - clock)
+
     def refresh_totals() -> None:
-        lines = directory.results()
-        record.totals = Totals.of(lines)
+        """Every problem's totals from ``results.jsonl``, in one pass."""
+        by_problem: dict[str, list[CheckpointResultLine]] = {}
+        for line in directory.results():
+            by_problem.setdefault(line.problem, []).append(line)
         for name, problem in record.problems.items():
-            mine = [line for line in lines if line.problem == name]
+            mine = by_problem.get(name, [])
             problem.totals = Totals.of(mine)
             problem.finished = len(mine)
-        record.elapsed = started_elapsed + (time.monotonic() - clock)
+        sum_totals()
+
+    run_file = _RunFile(
+        directory, record, RUN_FILE_INTERVAL if executor.tick_interval is not None else 0.0, sum_totals
+    )
 
     def done(job: ProblemJob, problem: ProblemRecord) -> None:
         existing = record.problems.get(job.problem_name)
         if existing is not None and problem.checkpoints == [] and existing.checkpoints:
             problem.checkpoints = existing.checkpoints
+        mine = directory.results(job.problem_name)  # the truth, also for a worker that died
+        problem.totals = Totals.of(mine)
+        problem.finished = len(mine)
         record.problems[job.problem_name] = problem
-        refresh_totals()
-        directory.write_run(record)
+        run_file.changed()
 
     def mark_running(event: Any) -> None:
         problem = record.problems.get(event.problem)
         if event.kind == "problem_start" and problem is not None and problem.status == "pending":
             problem.status = "running"
             problem.started = utcnow()
-            directory.write_run(record)
+            run_file.changed()
         emit(event)
 
+    def on_tick() -> None:
+        run_file.flush_if_due()
+        if tick is not None:
+            tick()
+
     try:
-        executor.run(prepared.jobs, mark_running, done, tick or (lambda: None))
+        executor.run(prepared.jobs, mark_running, done, on_tick)
     except KeyboardInterrupt:
         for problem in record.problems.values():
             if problem.status in ("pending", "running"):
