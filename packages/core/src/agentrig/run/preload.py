@@ -120,6 +120,10 @@ def worker_context(modules: list[str]) -> Any:
 
     context = multiprocessing.get_context("forkserver")
     context.set_forkserver_preload(["agentrig.run.warmup"])
-    with _environment(ENV_VAR, ",".join(modules)):
-        forkserver.ensure_running()
+    try:
+        with _environment(ENV_VAR, ",".join(modules)):
+            forkserver.ensure_running()
+    except OSError:  # no socket for the server (an odd temp dir): fresh interpreters still work
+        log.debug("fork server unavailable; spawning workers", exc_info=True)
+        return multiprocessing.get_context("spawn")
     return context
