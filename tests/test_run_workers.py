@@ -10,6 +10,8 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
 sys.path.insert(0, str(Path(__file__).parent / "fixtures" / "scripted-agent" / "src"))
 
 from agentrig_scripted import testkit  # noqa: E402
@@ -173,3 +175,36 @@ def test_kill_9_of_the_dispatcher_ends_every_worker(tmp_path: Path, fake_openai_
     for i in range(2):
         record = json.loads((out / f"hang{i}" / "problem.json").read_text())
         assert record["status"] == "interrupted"
+
+
+WATCHER = """
+import os, signal, sys, time
+from agentrig.run.executors import _exit_with_dispatcher
+if sys.argv[2] == "poll":
+    del os.pidfd_open  # a platform without pidfds: the watcher polls
+signal.signal(signal.SIGTERM, lambda *a: (print("terminated", flush=True), os._exit(0)))
+if not _exit_with_dispatcher(int(sys.argv[1])):
+    sys.exit("gone")
+print("watching", flush=True)
+time.sleep(30)
+print("not terminated", flush=True)
+"""
+
+
+@pytest.mark.parametrize("how", ["pidfd", "poll"])
+def test_the_dispatcher_watcher_signals_when_the_dispatcher_ends(how: str) -> None:
+    dispatcher = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    worker = subprocess.Popen([sys.executable, "-c", WATCHER, str(dispatcher.pid), how], stdout=subprocess.PIPE, text=True)
+    try:
+        assert worker.stdout is not None and worker.stdout.readline().strip() == "watching"
+        dispatcher.kill()
+        dispatcher.wait()
+        out, _ = worker.communicate(timeout=10)
+        assert out.strip() == "terminated"
+    finally:
+        for proc in (dispatcher, worker):
+            if proc.poll() is None:
+                proc.kill()
+    # a dispatcher already gone: the worker does not start at all
+    gone = subprocess.run([sys.executable, "-c", WATCHER, str(dispatcher.pid), how], capture_output=True, text=True, timeout=30)
+    assert gone.returncode == 1 and gone.stderr.strip() == "gone" and not gone.stdout
