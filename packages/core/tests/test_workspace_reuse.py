@@ -137,3 +137,25 @@ def test_loaded_and_restored_snapshots_remember_nothing(tmp_path: Path) -> None:
     again = ws.snapshot(tmp_path / "c2", previous=Snapshot.load(taken.path))
     assert _inode(again, "a.txt") != _inode(taken, "a.txt")
     _check(again, ws.path)
+
+
+def test_seeding_hashes_the_seed_as_it_copies(tmp_path: Path) -> None:
+    seed = tmp_path / "seed"
+    (seed / "pkg" / "__pycache__").mkdir(parents=True)
+    (seed / "pkg" / "mod.py").write_text("x = 1\n")
+    (seed / "pkg" / "__pycache__" / "mod.pyc").write_bytes(b"\0ignored")
+    (seed / "run.sh").write_text("#!/bin/sh\n")
+    (seed / "run.sh").chmod(0o755)
+    (seed / "big.bin").write_bytes(os.urandom(3 << 20))
+    os.symlink("pkg/mod.py", seed / "link")
+    ws = Workspace.create(tmp_path / "ws", seed=seed)
+    assert ws.seed_manifest is not None
+    read_again = take_snapshot(seed, tmp_path / "snap", ws.ignore).manifest
+    assert ws.seed_manifest.files == read_again.files
+    assert [r.path for r in ws.seed_manifest.files] == ["big.bin", "link", "pkg/mod.py", "run.sh"]
+    # the copy itself is what copytree would make: modes, times, the ignored files, the link
+    assert (ws.path / "run.sh").stat().st_mode & 0o777 == 0o755
+    assert (ws.path / "pkg/mod.py").stat().st_mtime_ns == (seed / "pkg/mod.py").stat().st_mtime_ns
+    assert (ws.path / "pkg/__pycache__/mod.pyc").read_bytes() == b"\0ignored"
+    assert os.readlink(ws.path / "link") == "pkg/mod.py"
+    assert Workspace.create(tmp_path / "empty").seed_manifest is None

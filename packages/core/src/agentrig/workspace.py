@@ -394,13 +394,41 @@ def restore_snapshot(snapshot: Snapshot | Path, target: Path) -> Snapshot:
     return snap
 
 
-def seed_directory(seed: Path, target: Path) -> None:
-    """Copy the contents of ``seed`` into ``target`` (symlinks kept as links)."""
+def seed_directory(seed: Path, target: Path, ignore: Sequence[str] | None = None) -> SnapshotManifest | None:
+    """Copy the contents of ``seed`` into ``target`` (symlinks kept as links, modes and times kept).
+
+    With ``ignore``, also return the manifest of the copied files that ``ignore``
+    does not leave out, hashed while they are copied: what a manifest of ``seed``
+    would say, without reading the seed a second time.
+    """
     if not seed.exists():
         raise WorkspaceError(f"workspace seed '{seed}' does not exist")
     if not seed.is_dir():
         raise WorkspaceError(f"workspace seed '{seed}' is not a directory")
-    shutil.copytree(seed, target, symlinks=True, dirs_exist_ok=True)
+    if ignore is None:
+        shutil.copytree(seed, target, symlinks=True, dirs_exist_ok=True)
+        return None
+    digests: dict[str, tuple[int, str]] = {}
+
+    def copy_and_hash(src: str, dst: str) -> str:
+        if not stat.S_ISREG(os.stat(src).st_mode):
+            return shutil.copy2(src, dst)  # special files: copy2 says what is wrong with them
+        digests[os.fspath(dst)] = _copy_and_hash(src, dst)
+        shutil.copystat(src, dst)
+        return dst
+
+    shutil.copytree(seed, target, symlinks=True, dirs_exist_ok=True, copy_function=copy_and_hash)
+    records: list[FileRecord] = []
+    for rel, path in sorted(_walk(target, ignore)):
+        info = os.lstat(path)
+        if stat.S_ISLNK(info.st_mode):
+            records.append(FileRecord(path=rel, kind="symlink", target=os.readlink(path), mode=0o777))
+            continue
+        size, digest = digests.get(path) or (info.st_size, hash_file(Path(path)))
+        records.append(FileRecord(path=rel, size=size, sha256=digest, mode=stat.S_IMODE(info.st_mode)))
+    return SnapshotManifest(
+        created=datetime.now(timezone.utc), ignore=list(ignore), files=records, total_size=sum(r.size for r in records)
+    )
 
 
 class Workspace:
@@ -420,6 +448,8 @@ class Workspace:
         self.path = path.resolve()
         self.ignore = tuple(ignore)
         self.owned = owned
+        #: The manifest of the files :meth:`create` seeded the workspace with (``None``: not seeded by it).
+        self.seed_manifest: SnapshotManifest | None = None
 
     @classmethod
     def create(
@@ -438,9 +468,11 @@ class Workspace:
             path.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
             raise WorkspaceError(f"cannot create workspace '{path}': {exc.strerror}") from None
-        if seed is not None:
-            seed_directory(Path(seed), path)
-        return cls(path, ignore=ignore, owned=owned)
+        ignore = tuple(ignore)
+        manifest = seed_directory(Path(seed), path, ignore) if seed is not None else None
+        workspace = cls(path, ignore=ignore, owned=owned)
+        workspace.seed_manifest = manifest
+        return workspace
 
     def snapshot(self, dest: Path, previous: Snapshot | None = None) -> Snapshot:
         """Write a snapshot of this workspace at ``dest`` (``files/`` + ``manifest.json``).

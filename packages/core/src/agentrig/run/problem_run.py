@@ -156,8 +156,10 @@ class _ProblemRun:
                     raise ProblemRunError(f"cannot resume {self.problem.name}: {exc}") from None
                 break
         if previous is None and seed is not None:
-            # diff.json of the first checkpoint compares with the problem's own files
-            previous = Snapshot(seed, _manifest_of(seed, self.workspace.ignore))
+            # diff.json of the first checkpoint compares with the problem's own files,
+            # hashed while the session copied them in (read again only if it did not)
+            manifest = getattr(self.workspace, "seed_manifest", None) or _manifest_of(seed, self.workspace.ignore)
+            previous = Snapshot(seed, manifest)
         # an unfinished checkpoint is redone from scratch: drop its partial artifacts
         for checkpoint in self.problem.checkpoints[start:]:
             stale = self.run_dir.checkpoint(self.problem.name, checkpoint.name).root
