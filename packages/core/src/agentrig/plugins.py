@@ -18,25 +18,23 @@ Environment:
 
 from __future__ import annotations
 
-import logging
 import os
 from collections.abc import Iterable, Mapping
-from importlib import metadata
-from typing import TYPE_CHECKING, Any
-
 from dataclasses import asdict, dataclass, field
+from typing import TYPE_CHECKING, Any
 
 import pluggy
 
 from agentrig import hookspecs
+from agentrig.entry_points import DeclaredEntryPoint, from_metadata, installed_entry_points
 from agentrig.errors import PluginError, UnknownAgentError
 from agentrig.markers import PROJECT_NAME
 from agentrig.specs import AgentSpec, RuntimeSpec, StreamParserSpec, import_object, module_exists
 
 if TYPE_CHECKING:
-    from agentrig.agent import Agent, AgentConfigBase
+    from importlib import metadata
 
-log = logging.getLogger(__name__)
+    from agentrig.agent import Agent, AgentConfigBase
 
 ENTRY_POINT_GROUP = PROJECT_NAME
 CORE_PLUGIN = "core"
@@ -109,7 +107,7 @@ class PluginRegistry:
 
     def __init__(
         self,
-        entry_points: Iterable[metadata.EntryPoint] | None = None,
+        entry_points: Iterable[metadata.EntryPoint | DeclaredEntryPoint] | None = None,
         environ: Mapping[str, str] | None = None,
     ) -> None:
         self._entry_points = entry_points
@@ -134,16 +132,18 @@ class PluginRegistry:
         if self._loaded:
             return
         self._loaded = True
-        eps = self._entry_points
-        if eps is None:
-            eps = metadata.entry_points(group=ENTRY_POINT_GROUP)
+        if self._entry_points is None:
+            eps = installed_entry_points(ENTRY_POINT_GROUP)
+        else:
+            given = list(self._entry_points)
+            eps = [ep for ep in given if isinstance(ep, DeclaredEntryPoint)]
+            eps += from_metadata(ep for ep in given if not isinstance(ep, DeclaredEntryPoint))
         disabled = _names(self._environ.get(_ENV_DISABLE, ""))
         only = self._environ.get(_ENV_LOAD)
         allowed = None if only is None else _names(only)
         seen: set[str] = set()
-        for (dist_name, version), ep in sorted(
-            ((_distribution_of(ep), ep) for ep in eps), key=lambda pair: _entry_point_order(pair[0][0], pair[1])
-        ):
+        for ep in sorted(eps, key=_entry_point_order):
+            dist_name, version = ep.distribution, ep.version
             if ep.name in seen:
                 continue
             seen.add(ep.name)
@@ -358,37 +358,14 @@ class PluginRegistry:
         except Exception as exc:
             if self.strict:
                 raise
-            log.warning("a plugin's %s hook raised %s", hook_name, _one_line(exc))
+            import logging  # only when a hook fails: listing never pays for it
+
+            logging.getLogger(__name__).warning("a plugin's %s hook raised %s", hook_name, _one_line(exc))
 
 
-def _entry_point_order(dist_name: str | None, ep: metadata.EntryPoint) -> tuple[int, str, str]:
-    core_first = 0 if dist_name == CORE_DISTRIBUTION else 1
-    return (core_first, dist_name or "", ep.name)
-
-
-def _distribution_of(ep: metadata.EntryPoint) -> tuple[str | None, str | None]:
-    """Name and version of the distribution declaring ``ep``.
-
-    Reads the two header fields of METADATA directly: ``Distribution.name``
-    parses the whole file with the email package on every access, which
-    costs more than importing a plugin.
-    """
-    dist = getattr(ep, "dist", None)
-    if dist is None:
-        return None, None
-    text = dist.read_text("METADATA") or dist.read_text("PKG-INFO") or ""
-    name = version = None
-    for line in text.splitlines():
-        if not line:
-            break  # end of the header block
-        key, _, value = line.partition(":")
-        if key == "Name":
-            name = value.strip()
-        elif key == "Version":
-            version = value.strip()
-        if name and version:
-            break
-    return name, version
+def _entry_point_order(ep: DeclaredEntryPoint) -> tuple[int, str, str]:
+    core_first = 0 if ep.distribution == CORE_DISTRIBUTION else 1
+    return (core_first, ep.distribution or "", ep.name)
 
 
 _registry: PluginRegistry | None = None
