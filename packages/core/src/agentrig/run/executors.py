@@ -9,10 +9,8 @@ back, which is all a distributed executor (Ray) needs to do too.
 
 from __future__ import annotations
 
-import json
 import multiprocessing
 import os
-import queue as queue_module
 import select
 import signal
 import sys
@@ -94,12 +92,19 @@ def _exit_with_dispatcher(dispatcher: int) -> bool:
     return True
 
 
-def _worker(jobs: Any, results: Any, parent: int) -> None:
-    """Entry point of a worker process: take jobs until the ``None`` sentinel, send events and records back.
+_EVENT = b"e"
+_DONE = b"d"
+_NO_MORE_WORK = b""
 
-    A worker keeps only imported modules between problems (that is what it
-    saves: a fresh interpreter per problem costs seconds of imports); each
-    problem builds its own agent, session and model client.
+
+def _worker(jobs: Any, results: Any, parent: int) -> None:
+    """Entry point of a worker process: run the jobs the dispatcher sends until it sends none, report back.
+
+    Each worker has its own two pipes (jobs in, events and records out): a
+    worker killed at any moment can only break its own pipes, never a lock
+    another worker or the dispatcher waits on. A worker keeps only imported
+    modules between problems; each problem builds its own agent, session and
+    model client.
     """
     from agentrig.run.problem_run import run_problem
     from agentrig.run.signals import install_termination_handler
@@ -107,30 +112,65 @@ def _worker(jobs: Any, results: Any, parent: int) -> None:
     install_termination_handler()
     if not _exit_with_dispatcher(parent):
         return
+    sending = threading.Lock()  # agents may emit steps from their own threads
+
+    def send(kind: bytes, payload: str) -> None:
+        with sending:
+            results.send_bytes(kind + payload.encode("utf-8"))
 
     def emit(event: ProgressEvent) -> None:
-        results.put(("event", event.model_dump_json()))
+        send(_EVENT, event.model_dump_json())
 
     try:
         while True:
-            job_json = jobs.get()
-            if job_json is None:
+            try:
+                message = jobs.recv_bytes()
+            except EOFError:  # the dispatcher is gone
                 break
-            job = ProblemJob.model_validate_json(job_json)
-            results.put(("start", json.dumps([job.problem_name, os.getpid()])))
+            if message == _NO_MORE_WORK:
+                break
+            job = ProblemJob.model_validate_json(message)
             try:
                 record = run_problem(job, emit)
             except KeyboardInterrupt:
                 record = ProblemRecord(name=job.problem_name, path=job.problem_path, status="interrupted", error="interrupted")
-                results.put(("done", record.model_dump_json()))
+                try:
+                    send(_DONE, record.model_dump_json())
+                except OSError:
+                    pass
                 raise
-            results.put(("done", record.model_dump_json()))
+            send(_DONE, record.model_dump_json())
     except KeyboardInterrupt:
-        results.close()
-        results.join_thread()
         sys.exit(130)
-    results.close()
-    results.join_thread()
+    except OSError:  # the dispatcher stopped reading: nobody is left to report to
+        sys.exit(1)
+
+
+class _Worker:
+    """The dispatcher's side of one worker: its process, its two pipes, the job it runs."""
+
+    def __init__(self, process: Any, jobs: Any, results: Any) -> None:
+        self.process = process
+        self.jobs = jobs
+        self.results = results
+        self.job: ProblemJob | None = None
+        self.talking = True  # its results pipe has not ended
+
+    def send_job(self, job: ProblemJob | None) -> bool:
+        """Hand it ``job`` (``None``: no more work); False if it is gone."""
+        self.job = job
+        try:
+            self.jobs.send_bytes(job.model_dump_json().encode("utf-8") if job is not None else _NO_MORE_WORK)
+        except OSError:
+            return False
+        return True
+
+    def close(self) -> None:
+        for connection in (self.jobs, self.results):
+            try:
+                connection.close()
+            except OSError:
+                pass
 
 
 class ProcessPoolExecutor(Executor):
@@ -139,9 +179,9 @@ class ProcessPoolExecutor(Executor):
     Workers are never forked from the dispatcher: they share nothing with it
     but the jobs they are given. They fork from a fresh fork server that has
     only imported what a problem run needs (:mod:`agentrig.run.preload`), so
-    imports are paid once per run, not once per worker. A worker that dies is
-    recorded as a failed problem, a new worker takes its place, and the
-    others go on.
+    imports are paid once per run, not once per worker. Each worker talks to
+    the dispatcher over pipes of its own. A worker that dies is recorded as a
+    failed problem, a new worker takes its place, and the others go on.
     """
 
     tick_interval = 0.2
@@ -152,100 +192,132 @@ class ProcessPoolExecutor(Executor):
 
     def run(self, jobs: Sequence[ProblemJob], emit: EventSink, done: DoneCallback, tick: Callable[[], None]) -> None:
         """Run the jobs, ``workers`` at a time."""
+        from collections import deque
+        from multiprocessing.connection import wait
+
         from agentrig.run.preload import modules_for, worker_context
 
         context = worker_context(modules_for(jobs[0])) if jobs else multiprocessing.get_context("spawn")
-        job_queue = context.Queue()
-        results = context.Queue()
-        by_name = {job.problem_name: job for job in jobs}
-        for job in jobs:
-            job_queue.put(job.model_dump_json())
-        unstarted = len(jobs)
-        processes: dict[int, Any] = {}
-        current: dict[int, str] = {}  # worker pid -> the problem it is running
+        pending = deque(jobs)
         finished: set[str] = set()
+        workers: list[_Worker] = []
+        stopping = False
+
+        def next_job(worker: _Worker) -> None:
+            while pending and not stopping:
+                job = pending.popleft()
+                if worker.send_job(job):
+                    return
+                pending.appendleft(job)  # it died before taking it: reap() replaces it
+                worker.job = None
+                return
+            worker.send_job(None)
+
+        def start_worker() -> None:
+            jobs_in, jobs_out = context.Pipe(duplex=False)
+            results_in, results_out = context.Pipe(duplex=False)
+            process = context.Process(
+                target=_worker, args=(jobs_in, results_out, os.getpid()), name="agentrig-worker", daemon=False
+            )
+            process.start()
+            jobs_in.close()  # the worker's ends: closed here, so its death reads as the end of its pipe
+            results_out.close()
+            worker = _Worker(process, jobs_out, results_in)
+            workers.append(worker)
+            next_job(worker)
+
+        def finish(worker: _Worker, record: ProblemRecord) -> None:
+            job = worker.job
+            if job is not None and record.name == job.problem_name and job.problem_name not in finished:
+                finished.add(job.problem_name)
+                done(job, record)
+            worker.job = None
 
         def receive(timeout: float) -> None:
-            nonlocal unstarted
-            try:
-                kind, payload = results.get(timeout=timeout)
-            except queue_module.Empty:
+            talking = {worker.results: worker for worker in workers if worker.talking}
+            if not talking:
+                time.sleep(timeout)
                 return
-            if kind == "event":
-                emit(ProgressEvent.model_validate_json(payload))
-            elif kind == "start":
-                name, pid = json.loads(payload)
-                current[pid] = name
-                unstarted -= 1
-            else:
-                record = ProblemRecord.model_validate_json(payload)
-                if record.name not in finished and record.name in by_name:
-                    finished.add(record.name)
-                    done(by_name[record.name], record)
-                for pid, name in list(current.items()):
-                    if name == record.name:
-                        del current[pid]
+            for connection in wait(list(talking), timeout):
+                worker = talking[connection]  # type: ignore[index]
+                while worker.talking:
+                    try:
+                        message = connection.recv_bytes()  # type: ignore[union-attr]
+                        kind, payload = message[:1], message[1:]
+                        if kind == _EVENT:
+                            emit(ProgressEvent.model_validate_json(payload))
+                        elif kind == _DONE:
+                            finish(worker, ProblemRecord.model_validate_json(payload))
+                            next_job(worker)
+                        if not connection.poll():  # type: ignore[union-attr]
+                            break
+                    except (EOFError, OSError, ValueError):  # it ended (a message cut short by its death)
+                        worker.talking = False
 
-        def spawn() -> None:
-            process = context.Process(target=_worker, args=(job_queue, results, os.getpid()), name="agentrig-worker")
-            process.start()
-            processes[process.pid] = process
+        def reap() -> None:
+            for worker in list(workers):
+                if worker.talking and worker.process.is_alive():
+                    continue
+                if worker.talking:  # it died: read what it wrote before
+                    receive(0)
+                    worker.talking = False
+                worker.process.join(5)
+                if worker.process.is_alive():  # its pipe ended but it did not: make sure
+                    worker.process.kill()
+                    worker.process.join(5)
+                if worker.job is not None and worker.job.problem_name not in finished:
+                    finish(worker, _crashed(worker.job, worker.process.exitcode))
+                worker.close()
+                workers.remove(worker)
+                if pending and not stopping and len(workers) < self.workers:
+                    start_worker()
 
         try:
             for _ in range(min(self.workers, len(jobs))):
-                spawn()
+                start_worker()
             while len(finished) < len(jobs):
                 receive(self.tick_interval)
                 tick()
-                for pid, process in list(processes.items()):
-                    if process.is_alive():
-                        continue
-                    deadline = time.monotonic() + 2
-                    while pid in current and current[pid] not in finished and time.monotonic() < deadline:
-                        receive(0.1)  # what it sent before it died
-                    name = current.pop(pid, None)
-                    if name is not None and name not in finished:
-                        finished.add(name)
-                        done(by_name[name], _crashed(by_name[name], process.exitcode))
-                    process.join()
-                    del processes[pid]
-                    if unstarted > 0 and len(processes) < self.workers:
-                        spawn()
-                if not processes and len(finished) < len(jobs):
-                    if unstarted <= 0:  # nobody will report the rest: should not happen, but never hang
-                        for name, job in by_name.items():
-                            if name not in finished:
-                                finished.add(name)
+                reap()
+                if not workers and len(finished) < len(jobs):
+                    if pending:
+                        start_worker()
+                    else:  # nobody will report the rest: should not happen, but never hang
+                        for job in jobs:
+                            if job.problem_name not in finished:
+                                finished.add(job.problem_name)
                                 done(job, _crashed(job, None))
-                    else:
-                        spawn()
-            for _ in processes:
-                job_queue.put(None)
-            for process in processes.values():
-                process.join(10)
+            stopping = True
+            for worker in workers:
+                worker.send_job(None)
+            for worker in workers:
+                worker.process.join(10)
+                worker.close()
         except KeyboardInterrupt:
-            self._shutdown(processes, receive)
+            stopping = True
+            self._shutdown(workers, receive)
             raise
 
     @staticmethod
-    def _shutdown(processes: dict[int, Any], receive: Callable[[float], None]) -> None:
+    def _shutdown(workers: list[_Worker], receive: Callable[[float], None]) -> None:
         """Ask every worker to stop (SIGTERM: agent cleanup, containers removed), then make sure."""
         from agentrig.run.signals import deferred_interrupts
 
         with deferred_interrupts():
-            for process in processes.values():
-                if process.is_alive() and process.pid:
+            for worker in workers:
+                if worker.process.is_alive() and worker.process.pid:
                     try:
-                        os.kill(process.pid, signal.SIGTERM)
+                        os.kill(worker.process.pid, signal.SIGTERM)
                     except ProcessLookupError:
                         pass
             deadline = time.monotonic() + SHUTDOWN_GRACE
-            while any(p.is_alive() for p in processes.values()) and time.monotonic() < deadline:
-                receive(0.1)  # keep their queue flowing so they can exit
-            for process in processes.values():
-                if process.is_alive():
-                    process.kill()
-                process.join(5)
+            while any(w.process.is_alive() for w in workers) and time.monotonic() < deadline:
+                receive(0.1)  # keep their pipes flowing so they can exit
+            for worker in workers:
+                if worker.process.is_alive():
+                    worker.process.kill()
+                worker.process.join(5)
+                worker.close()
 
 
 def _crashed(job: ProblemJob, exitcode: int | None) -> ProblemRecord:
