@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import signal
+import time
 
 
 def _parents() -> dict[int, int]:
@@ -91,13 +92,34 @@ def marked_processes(name: str, value: str) -> list[int]:
     return found
 
 
-def kill_marked(name: str, value: str, sig: int = signal.SIGKILL) -> int:
-    """Send ``sig`` to every process marked ``name=value``; returns how many were signalled."""
-    count = 0
+def kill_marked(name: str, value: str, sig: int = signal.SIGKILL, wait: float = 2.0) -> int:
+    """Send ``sig`` to every process marked ``name=value``; returns how many were signalled.
+
+    Waits up to ``wait`` seconds for them to be gone (or zombies): a signal is
+    delivered asynchronously, and a caller that just killed a tree expects it
+    dead on return, not a moment later.
+    """
+    signalled = []
     for pid in marked_processes(name, value):
         try:
             os.kill(pid, sig)
-            count += 1
+            signalled.append(pid)
         except (ProcessLookupError, PermissionError):
             pass
-    return count
+    deadline = time.monotonic() + wait
+    pending = signalled
+    while pending and time.monotonic() < deadline:
+        pending = [pid for pid in pending if _running(pid)]
+        if pending:
+            time.sleep(0.005)
+    return len(signalled)
+
+
+def _running(pid: int) -> bool:
+    """Whether ``pid`` exists and is not a zombie."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as handle:
+            stat = handle.read()
+    except OSError:
+        return False
+    return stat[stat.rfind(b")") + 2 : stat.rfind(b")") + 3] != b"Z"
