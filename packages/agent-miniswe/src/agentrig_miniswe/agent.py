@@ -352,17 +352,7 @@ class MiniSweAgent(Agent):
             replay_of=str(recording.source),
         )
         self.exit_status, self.submission = exit_status, submission
-        completed = datetime.now(timezone.utc)
-        return CheckpointInferenceResult(
-            started=started,
-            completed=completed,
-            elapsed=(completed - started).total_seconds(),
-            usage=self.usage.model_copy(deep=True),
-            had_error=had_error,
-            error_message=error_message,
-            stop_reason=self.stop_reason,
-            prior_cost=self.prior_cost,
-        )
+        return self.checkpoint_result(started, had_error=had_error, error_message=error_message)
 
     def cleanup(self) -> None:
         """Close the model client and remove the scratch directory; the runtime belongs to the session."""

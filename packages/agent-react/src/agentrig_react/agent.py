@@ -531,18 +531,8 @@ class ReactAgent(Agent):
         except AgentError as exc:
             error = str(exc)
             reason = "error"
-        completed = datetime.now(timezone.utc)
         self.stop_reason = reason
-        return CheckpointInferenceResult(
-            started=started,
-            completed=completed,
-            elapsed=(completed - started).total_seconds(),
-            usage=self.usage.model_copy(deep=True),
-            had_error=error is not None,
-            error_message=error,
-            stop_reason=reason,
-            prior_cost=self.prior_cost,
-        )
+        return self.checkpoint_result(started, had_error=error is not None, error_message=error)
 
 
 def _native_arguments(call: ToolCall) -> tuple[dict[str, Any], str | None]:

@@ -232,6 +232,15 @@ class Agent(ABC):
             error_message = traceback.format_exc()
             self.stop_reason = self.stop_reason or "error"
             self.log.error("agent raised %s: %s", type(exc).__name__, exc)
+        return self.checkpoint_result(started, had_error=had_error, error_message=error_message)
+
+    def checkpoint_result(
+        self, started: datetime, *, had_error: bool = False, error_message: str | None = None
+    ) -> CheckpointInferenceResult:
+        """The result of a checkpoint begun at ``started`` and ending now (``run_replay`` uses it too).
+
+        Carries a copy of the usage so far, ``stop_reason`` and ``prior_cost``.
+        """
         completed = datetime.now(timezone.utc)
         return CheckpointInferenceResult(
             started=started,
