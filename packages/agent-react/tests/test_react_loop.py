@@ -58,7 +58,7 @@ def test_multi_step_task_solved(server: FakeModelServer, provider: str, make_age
 
 def test_tool_schemas_as_sent(server: FakeModelServer, provider: str, make_agent) -> None:
     server.add_reply("Nothing to do.")
-    agent = make_agent(description_overrides={"bash": "Run a command in the sandbox."})
+    agent = make_agent(description_overrides={"bash": "Run a command in the sandbox."}, on_no_tool_calls="stop")
     agent.run("Say hi.")
     assert agent.stop_reason == "no_tool_calls"
     body = server.model_requests[0].body
@@ -157,11 +157,41 @@ def test_unreadable_native_arguments_count_as_format_errors(fake_openai_server: 
     assert len(tool_results) == 2 and "not valid JSON" in tool_results[0].content
 
 
-def test_no_tool_calls_stops(server: FakeModelServer, provider: str, make_agent) -> None:
+def test_no_tool_calls_stops_under_the_stop_policy(server: FakeModelServer, provider: str, make_agent) -> None:
     server.add_reply("I am done: the answer is 4.")
-    agent = make_agent()
+    agent = make_agent(on_no_tool_calls="stop")
     result = agent.run_checkpoint("What is 2+2?")
     assert result.stop_reason == "no_tool_calls" and result.usage.steps == 1
+    assert len(server.model_requests) == 1
+
+
+def test_a_reply_without_tool_calls_is_nudged_by_default(server: FakeModelServer, provider: str, make_agent) -> None:
+    server.add_reply("I would write hello.py.")
+    server.add_reply("It prints hello.")
+    server.add_tool_call("write_file", {"path": "hello.py", "content": "print('hello')\n"})
+    server.add_reply("Done.")  # the count restarts after a tool call
+    server.add_tool_call("submit", {"answer": "hello.py"})
+    agent = make_agent(max_nudges=2)
+    steps = []
+    agent.add_step_listener(steps.append)
+    result = agent.run_checkpoint("Write hello.py.")
+    assert result.stop_reason == "submitted" and result.usage.steps == 5
+    bodies = [json.dumps(r.body) for r in server.model_requests]
+    assert len(bodies) == 5
+    assert [b.count("Your reply called no tool") for b in bodies] == [0, 1, 2, 2, 3]
+    reminders = [s for s in steps if s.kind == "user" and "called no tool" in s.content]
+    assert len(reminders) == 3
+
+
+def test_nudges_run_out_then_the_agent_stops(server: FakeModelServer, provider: str, make_agent) -> None:
+    for i in range(3):
+        server.add_reply(f"Thinking aloud, round {i}.")
+    server.add_tool_call("submit", {})  # never reached
+    agent = make_agent(max_nudges=2)
+    result = agent.run_checkpoint("Do it.")
+    assert result.stop_reason == "no_tool_calls" and not result.had_error
+    assert len(server.model_requests) == 3 and result.usage.steps == 3
+    assert server.pending == 1
 
 
 def test_max_steps_stop(server: FakeModelServer, provider: str, make_agent) -> None:
@@ -235,7 +265,7 @@ def test_loop_detection_warns_then_stops(server: FakeModelServer, provider: str,
 def test_reset_clears_the_conversation_not_usage(server: FakeModelServer, provider: str, make_agent) -> None:
     server.add_reply("one")
     server.add_reply("two")
-    agent = make_agent()
+    agent = make_agent(on_no_tool_calls="stop")
     agent.run("first task")
     usage = agent.usage.model_copy(deep=True)
     agent.reset()
@@ -249,7 +279,7 @@ def test_reset_clears_the_conversation_not_usage(server: FakeModelServer, provid
 def test_continuing_context_keeps_the_conversation(server: FakeModelServer, provider: str, make_agent) -> None:
     server.add_reply("one")
     server.add_reply("two")
-    agent = make_agent()
+    agent = make_agent(on_no_tool_calls="stop")
     agent.run("first task")
     agent.run("second task")
     body = json.dumps(server.model_requests[1].body)

@@ -93,7 +93,7 @@ def test_subagent_with_its_own_input_model(
     reviewer = SubagentTool(
         "reviewer",
         "Review one file.",
-        lambda: make_agent(setup=False),
+        lambda: make_agent(setup=False, on_no_tool_calls="stop"),
         input_model=ReviewInput,
         subdirectory="review",
         render_task=lambda args: f"Review {args.path} for {args.focus}.",

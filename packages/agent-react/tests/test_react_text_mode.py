@@ -44,7 +44,7 @@ def test_each_repair_case_runs_the_call(
 
 def test_text_mode_system_prompt_describes_tools_and_format(server: FakeModelServer, provider: str, make_agent) -> None:
     server.add_reply("Nothing to do.")
-    agent = make_agent(native_tools=False)
+    agent = make_agent(native_tools=False, on_no_tool_calls="stop")
     agent.run("Hi.")
     system = agent.messages[0].content
     assert "## Tools" in system and "### edit_file" in system and '"old_text"' in system

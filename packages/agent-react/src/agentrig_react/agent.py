@@ -95,6 +95,7 @@ class ReactAgent(Agent):
         self._responses: list[ChatResponse] = []
         self._repeats = RepeatDetector(config.max_consecutive_repeats)
         self._format_errors = 0
+        self._nudges = 0
         self._current_task: str | None = None
         self._context_base = 0
         self._context_base_len = 0
@@ -202,6 +203,7 @@ class ReactAgent(Agent):
         self.messages = []
         self._repeats.reset()
         self._format_errors = 0
+        self._nudges = 0
         self._current_task = None
         self._context_base = 0
         self._context_base_len = 0
@@ -270,6 +272,7 @@ class ReactAgent(Agent):
         self._emit(UserStep(content=task))
         self._repeats.reset()
         self._format_errors = 0
+        self._nudges = 0
         tools = specs if self.config.native_tools else None
         act_calls = 0
         while True:
@@ -326,8 +329,8 @@ class ReactAgent(Agent):
         if parse_error is not None:
             return self._format_error(parse_error)
         if not calls:
-            self._stop("no_tool_calls")
-            return True
+            return self._no_tool_calls()
+        self._nudges = 0
         stop = self._run_calls(calls, context, native=bool(message.tool_calls))
         if all(call.error for call in calls):
             return self._count_format_error("the arguments of every tool call were unreadable")
@@ -355,6 +358,17 @@ class ReactAgent(Agent):
         except ToolCallParseError as exc:
             return [], str(exc)
         return [_PlannedCall(None, call.name, call.arguments) for call in found], None
+
+    def _no_tool_calls(self) -> bool:
+        """A reply without a tool call: remind the model (``nudge``) or stop; ``True`` when the run is over."""
+        if self.config.on_no_tool_calls == "stop" or self._nudges >= self.config.max_nudges:
+            self._stop("no_tool_calls")
+            return True
+        self._nudges += 1
+        reminder = prompts.no_tool_calls(native_tools=self.config.native_tools)
+        self.messages.append(ChatMessage(role="user", content=reminder))
+        self._emit(UserStep(content=reminder))
+        return False
 
     def _format_error(self, reason: str) -> bool:
         self._emit(ErrorStep(message=f"format error: {reason}", error_type="format_error"))

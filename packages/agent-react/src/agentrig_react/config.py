@@ -65,6 +65,13 @@ class ReactConfig(AgentConfigBase):
     parallel_tool_calls: bool = Field(default=False, description="Run independent tool calls of one reply concurrently.")
     max_parallel_tools: int = Field(default=8, ge=1, description="Tool calls run at once when parallel.")
     max_format_errors: int = Field(default=3, ge=1, description="Consecutive unparseable replies before stopping.")
+    on_no_tool_calls: Literal["nudge", "stop"] = Field(
+        default="nudge",
+        description="A reply without a tool call: 'nudge' reminds the model to use its tools, 'stop' ends the run.",
+    )
+    max_nudges: int = Field(
+        default=3, ge=0, description="Reminders in a row for replies without a tool call before the agent stops."
+    )
     max_consecutive_repeats: int = Field(default=3, ge=2, description="Identical calls in a row: warn, then stop.")
     compaction_threshold: float = Field(
         default=0.8, gt=0, le=1, description="Share of the context window that triggers compaction."

@@ -31,6 +31,15 @@ def format_error(reason: str, *, native_tools: bool) -> str:
     return f"Format error: {reason}.\n\n{how}"
 
 
+def no_tool_calls(*, native_tools: bool) -> str:
+    """The reminder sent when a reply called no tool (the ``nudge`` policy)."""
+    how = "Call one of your tools now." if native_tools else TEXT_CALL_FORMAT
+    return (
+        "Your reply called no tool, so nothing happened in the workspace. Keep working on the task with the "
+        f"tools, and call submit when it is done and checked.\n\n{how}"
+    )
+
+
 def text_tool_result(name: str, content: str, *, is_error: bool) -> str:
     """A tool's result as a user message, for calls made in text."""
     status = "error" if is_error else "result"
