@@ -196,3 +196,26 @@ class RunDirectory:
         os.ftruncate(fd, 0)
         os.write(fd, f"{os.getpid()}\n".encode())
         return fd
+
+
+LATEST_LINK = "latest"
+
+
+def point_latest(run_root: Path) -> None:
+    """Make ``latest`` beside ``run_root`` (``runs/latest``) a symbolic link to it, replaced atomically.
+
+    A filesystem without symbolic links only loses the convenience, never the run.
+    """
+    parent = run_root.parent
+    link = parent / LATEST_LINK
+    tmp = parent / f".{LATEST_LINK}.{os.getpid()}.tmp"
+    try:
+        if tmp.is_symlink() or tmp.exists():
+            tmp.unlink()
+        os.symlink(run_root.name, tmp)
+        os.replace(tmp, link)
+    except OSError:
+        try:
+            tmp.unlink()
+        except OSError:
+            pass

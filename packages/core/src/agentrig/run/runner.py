@@ -20,7 +20,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from agentrig.run.evaluation import DEFAULT_TEST_TIMEOUT
 from agentrig.run.executors import Executor, make_executor
 from agentrig.run.job import ProblemJob
-from agentrig.run.layout import RunDirectory
+from agentrig.run.layout import RunDirectory, point_latest
 from agentrig.run.progress import EventSink
 from agentrig.run.records import (
     AgentRecord,
@@ -145,6 +145,8 @@ def prepare(
                 finished=existing.finished if existing else 0,
             )
     directory.write_run(record)
+    if request.output is None:
+        point_latest(directory.root)
     jobs = [
         ProblemJob(
             problem_path=str(problem.path),

@@ -1,0 +1,76 @@
+"""``agentrig compare RUN_DIR RUN_DIR... [--json]``: runs side by side, verdict changes first."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Any
+
+from agentrig.cli.output import CLIError
+
+
+def add_parser(subparsers: Any) -> None:
+    """Add the ``compare`` command."""
+    parser = subparsers.add_parser(
+        "compare",
+        help="runs side by side: verdicts, score, steps, tokens, cost, time",
+        description="Compare runs checkpoint by checkpoint (the first run is the baseline); checkpoints whose "
+        "verdict changed are listed first, regressions before fixes.",
+    )
+    parser.add_argument("run_dirs", nargs="+", type=Path, metavar="RUN_DIR", help="two or more run directories")
+    parser.add_argument("--json", action="store_true", help="print JSON instead of text")
+    parser.set_defaults(handler=compare_command)
+
+
+def compare_command(args: argparse.Namespace) -> int:
+    """Read every run, print the comparison."""
+    from agentrig.cli.output import print_table, warning_line
+    from agentrig.cli.show import open_run_or_exit
+    from agentrig.report.compare import compare
+    from agentrig.report.summary import money, seconds, tokens_text
+
+    if len(args.run_dirs) < 2:
+        raise CLIError("compare needs at least two run directories (agentrig compare RUN_DIR RUN_DIR...)", status=2)
+    runs = [open_run_or_exit(path) for path in args.run_dirs]
+    result = compare(runs)
+    if args.json:
+        print(result.model_dump_json(indent=2))
+        return 0
+    print("runs:")
+    for run in result.runs:
+        print(f"  [{run.index}] {run.run_id}: agent {run.agent}, model {run.model}, {run.status} ({run.run_dir})")
+    print("verdict changes against [1]:" if result.changes else "verdict changes against [1]: none")
+    for change in result.changes:
+        print(f"  {change.kind:<10} {change.problem}/{change.checkpoint}: {change.before} [1] -> {change.after} [{change.run}]")
+    with_score = any(c is not None and c.score is not None for item in result.checkpoints for c in item.cells)
+    headers = ["problem", "checkpoint", "run", "result"] + (["score"] if with_score else []) + ["steps", "tokens", "cost", "time"]
+    rows: list[list[Any]] = []
+    for item in result.checkpoints:
+        for index, cell in enumerate(item.cells, 1):
+            first = index == 1
+            lead = [item.problem if first else "", item.checkpoint if first else "", f"[{index}]"]
+            if cell is None:
+                rows.append(lead + ["missing"] + ([""] if with_score else []) + ["", "", "", ""])
+                continue
+            finished = cell.steps is not None
+            rows.append(lead + [cell.status] + ([f"{cell.score:.2f}" if cell.score is not None else ""] if with_score else [])
+                        + [cell.steps if finished else "", tokens_text(cell.tokens),
+                           money(cell.cost) if finished else "", seconds(cell.elapsed)])
+    if rows:
+        print_table(headers, rows)
+    totals_rows = []
+    for run in result.runs:
+        t = run.totals
+        totals_rows.append([
+            f"[{run.index}]", t.finished, t.passed, t.failed, t.errors,
+            "" if run.pass_rate is None else f"{run.pass_rate:.0%}",
+            "" if t.score is None else f"{t.score:.2f}",
+            money(t.cost), tokens_text(t.tokens), t.steps, seconds(t.elapsed),
+        ])
+    print("totals:")
+    print_table(["run", "checkpoints", "passed", "failed", "errors", "pass rate", "score", "cost", "tokens", "steps", "time"],
+                totals_rows)
+    for run in runs:
+        for notice in run.notices:
+            warning_line(f"{run.root}: {notice}")
+    return 0

@@ -1,0 +1,100 @@
+"""``agentrig show RUN_DIR [PROBLEM[/CHECKPOINT]] [--json]``: a run's results, or one checkpoint in detail."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Any
+
+from agentrig.cli.output import CLIError
+
+
+def add_parser(subparsers: Any) -> None:
+    """Add the ``show`` command."""
+    parser = subparsers.add_parser(
+        "show",
+        help="a run's results; one problem's, or one checkpoint in detail",
+        description="Print a run's summary table (as at the end of `agentrig run`); with PROBLEM its "
+        "checkpoints; with PROBLEM/CHECKPOINT the prompt, usage, evaluation, files changed and trajectory.",
+    )
+    parser.add_argument("run_dir", type=Path, metavar="RUN_DIR", help="a run directory (runs/latest is the newest)")
+    parser.add_argument("target", nargs="?", metavar="PROBLEM[/CHECKPOINT]", help="one problem, or one checkpoint")
+    parser.add_argument("--json", action="store_true", help="print JSON instead of text")
+    parser.set_defaults(handler=show_command)
+
+
+def open_run_or_exit(path: Path) -> Any:
+    """The run in ``path``; a one-line usage error when it is not a run directory."""
+    from agentrig.report.reader import NotARunError, open_run
+
+    try:
+        return open_run(path)
+    except NotARunError as exc:
+        raise CLIError(str(exc), status=2) from None
+
+
+def select(run: Any, target: str) -> tuple[str, str | None]:
+    """``(problem, checkpoint or None)`` named by ``target``, checked against the run."""
+    problem, _, checkpoint = target.strip("/").partition("/")
+    names = [p.name for p in run.problems]
+    if problem not in names:
+        raise CLIError(
+            f"{target}: no problem '{problem}' in {run.root} (problems: {', '.join(names) or 'none'})", status=2
+        )
+    if checkpoint:
+        found = run.find(problem, checkpoint)
+        if not found:
+            known = [e.checkpoint for e in run.find(problem)]
+            raise CLIError(
+                f"{target}: no checkpoint '{checkpoint}' in problem '{problem}' (checkpoints: {', '.join(known)})",
+                status=2,
+            )
+    return problem, checkpoint or None
+
+
+def print_run(summary: Any) -> None:
+    """The header, the results table, problem statuses and totals of a run summary."""
+    from agentrig.cli.output import print_table, warning_line
+    from agentrig.report.summary import seconds, table
+
+    state = summary.status + (" (in progress)" if summary.live else "")
+    print(f"run {summary.run_id}: agent {summary.agent}, model {summary.model}"
+          + (f", runtime {summary.runtime}" if summary.runtime else "") + f" | {state}"
+          + (f" | {seconds(summary.elapsed)}" if summary.elapsed else ""))
+    headers, rows = table(summary.checkpoints)
+    if rows:
+        print_table(headers, rows)
+    for problem in summary.problems:
+        if problem.status not in ("completed",):
+            print(f"{problem.name}: {problem.status}" + (f": {problem.error}" if problem.error else ""))
+    print(summary.totals.line())
+    print(f"run directory: {summary.run_dir}")
+    for notice in summary.notices:
+        warning_line(notice)
+
+
+def show_command(args: argparse.Namespace) -> int:
+    """Print the run, one problem, or one checkpoint."""
+    from agentrig.cli.output import warning_line
+    from agentrig.report.summary import RunSummary
+
+    run = open_run_or_exit(args.run_dir)
+    problem, checkpoint = select(run, args.target) if args.target else (None, None)
+    if checkpoint is None:
+        summary = RunSummary.of(run, problem)
+        if args.json:
+            print(summary.model_dump_json(indent=2))
+        else:
+            print_run(summary)
+        return 0
+    from agentrig.report.reader import load_checkpoint
+    from agentrig.report.text import CheckpointReport, checkpoint_text
+
+    detail = load_checkpoint(run.find(problem, checkpoint)[0])
+    if args.json:
+        print(CheckpointReport.of(detail).model_dump_json(indent=2))
+    else:
+        print(checkpoint_text(detail))
+        for notice in run.notices:
+            warning_line(notice)
+    return 0

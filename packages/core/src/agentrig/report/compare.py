@@ -1,0 +1,102 @@
+"""Runs side by side: per checkpoint, per run; totals; verdicts that changed.
+
+Runs are matched by ``problem/checkpoint``; a checkpoint missing from a run
+has no cell there. Verdict changes are taken against the first run (the
+baseline): ``regression`` (passed there, failed or errored here) first, then
+``fix`` (the reverse), then ``changed`` (any other difference of status).
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, Field
+
+from agentrig.report.reader import LoadedRun
+from agentrig.report.summary import CheckpointRow, RunTotals
+
+ChangeKind = Literal["regression", "fix", "changed"]
+_GOOD = {"passed"}
+_BAD = {"failed", "error"}
+
+
+class ComparedRun(BaseModel):
+    """One of the compared runs; ``index`` counts from 1 in the order given."""
+
+    index: int
+    run_dir: str
+    run_id: str
+    agent: str
+    model: str
+    status: str
+    totals: RunTotals
+    pass_rate: float | None = None
+
+
+class ComparedCheckpoint(BaseModel):
+    """One ``problem/checkpoint`` with its row in each run (``None`` where a run lacks it)."""
+
+    problem: str
+    checkpoint: str
+    cells: list[CheckpointRow | None]
+
+
+class VerdictChange(BaseModel):
+    """A checkpoint whose status differs from the baseline's (the first run's)."""
+
+    kind: ChangeKind
+    problem: str
+    checkpoint: str
+    run: int
+    before: str
+    after: str
+
+
+class Comparison(BaseModel):
+    """``agentrig compare --json``: the runs, every checkpoint side by side, the verdict changes."""
+
+    runs: list[ComparedRun]
+    checkpoints: list[ComparedCheckpoint] = Field(default_factory=list)
+    changes: list[VerdictChange] = Field(default_factory=list)
+
+
+def change_kind(before: str, after: str) -> ChangeKind | None:
+    """How a status changed between two runs, ``None`` when it did not."""
+    if before == after:
+        return None
+    if before in _GOOD and after in _BAD:
+        return "regression"
+    if before in _BAD and after in _GOOD:
+        return "fix"
+    return "changed"
+
+
+def compare(runs: list[LoadedRun]) -> Comparison:
+    """Put ``runs`` side by side."""
+    headers: list[ComparedRun] = []
+    by_run: list[dict[tuple[str, str], CheckpointRow]] = []
+    order: dict[tuple[str, str], None] = {}
+    for index, run in enumerate(runs, 1):
+        rows = {(e.problem, e.checkpoint): CheckpointRow.of(e) for e in run.entries()}
+        for key in rows:
+            order.setdefault(key, None)
+        by_run.append(rows)
+        totals = RunTotals.of(list(rows.values()))
+        headers.append(ComparedRun(index=index, run_dir=str(run.root), run_id=run.name, agent=run.agent,
+                                   model=run.model, status=run.status, totals=totals, pass_rate=totals.pass_rate))
+    checkpoints = [
+        ComparedCheckpoint(problem=p, checkpoint=c, cells=[rows.get((p, c)) for rows in by_run]) for p, c in order
+    ]
+    changes: list[VerdictChange] = []
+    for item in checkpoints:
+        base = item.cells[0]
+        for index, cell in enumerate(item.cells[1:], 2):
+            before = base.status if base else "missing"
+            after = cell.status if cell else "missing"
+            kind = change_kind(before, after)
+            if kind is not None:
+                changes.append(VerdictChange(kind=kind, problem=item.problem, checkpoint=item.checkpoint,
+                                             run=index, before=before, after=after))
+    rank = {"regression": 0, "fix": 1, "changed": 2}
+    changes.sort(key=lambda c: rank[c.kind])
+    return Comparison(runs=headers, checkpoints=checkpoints, changes=changes)

@@ -1,0 +1,242 @@
+"""A run's results as rows and totals: what ``show``, ``compare`` and the viewer print.
+
+The rows are pydantic models so that ``--json`` is their ``model_dump_json()``.
+Fields that only newer runs record (a score, per-group test counts) are read
+when present and left ``None`` otherwise.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+from agentrig.report.reader import CheckpointEntry, LoadedRun
+from agentrig.run.records import CheckpointResultLine
+from agentrig.usage import TokenUsage
+
+
+def line_cost(line: CheckpointResultLine) -> float | None:
+    """The checkpoint's cost in USD, ``None`` when unknown (no pricing for the model)."""
+    cost = getattr(line, "cost", None)
+    if cost is None or not getattr(line, "cost_known", True):
+        return None
+    return float(cost)
+
+
+def line_score(line: CheckpointResultLine) -> float | None:
+    """The evaluation's score in [0, 1] when the run recorded one."""
+    score = getattr(line, "score", None)
+    return float(score) if isinstance(score, (int, float)) else None
+
+
+def line_tests(line: CheckpointResultLine) -> dict[str, int] | None:
+    """Test counts (``passed``, ``total``, ...) when the run recorded per-test results."""
+    for name in ("tests", "test_counts"):
+        value = getattr(line, name, None)
+        if value is None:
+            continue
+        if isinstance(value, BaseModel):
+            value = value.model_dump()
+        if isinstance(value, dict):
+            return {k: v for k, v in value.items() if isinstance(v, int)}
+    return None
+
+
+def money(cost: float | None, digits: int = 4) -> str:
+    """``$0.0012``, or ``n/a`` when unknown."""
+    return "n/a" if cost is None else f"${cost:.{digits}f}"
+
+
+def tokens_text(count: int | None) -> str:
+    """``5.6k`` for thousands, the plain number below."""
+    if count is None:
+        return ""
+    return f"{count / 1000:.1f}k" if count >= 1000 else str(count)
+
+
+def seconds(value: float | None) -> str:
+    """``12.3s``."""
+    return "" if value is None else f"{value:.1f}s"
+
+
+def tests_text(tests: dict[str, int] | None) -> str:
+    """``27/30`` (passed of total) when counts exist."""
+    if not tests:
+        return ""
+    total = tests.get("total")
+    passed = tests.get("passed")
+    if total is None or passed is None:
+        return " ".join(f"{k} {v}" for k, v in tests.items())
+    return f"{passed}/{total}"
+
+
+class CheckpointRow(BaseModel):
+    """One checkpoint in a run's summary. ``status`` is the verdict once finished
+    (``passed``, ``failed``, ``not_evaluated``, ``error``, ``skipped``), else
+    ``running``, ``interrupted`` or ``pending``; ``cost`` is ``None`` when unknown."""
+
+    problem: str
+    checkpoint: str
+    index: int
+    status: str
+    passed: bool | None = None
+    score: float | None = None
+    tests: dict[str, int] | None = None
+    stop_reason: str | None = None
+    steps: int | None = None
+    tokens: int | None = None
+    token_usage: TokenUsage | None = None
+    cost: float | None = None
+    agent_elapsed: float | None = None
+    evaluation_elapsed: float | None = None
+    elapsed: float | None = None
+    started: datetime | None = None
+
+    @classmethod
+    def of(cls, entry: CheckpointEntry) -> CheckpointRow:
+        """The row of one checkpoint."""
+        line = entry.result
+        if line is None:
+            return cls(problem=entry.problem, checkpoint=entry.checkpoint, index=entry.index, status=entry.state)
+        return cls(
+            problem=line.problem, checkpoint=line.checkpoint, index=line.index, status=line.status,
+            passed=line.passed, score=line_score(line), tests=line_tests(line), stop_reason=line.stop_reason,
+            steps=line.steps, tokens=line.tokens.total, token_usage=line.tokens, cost=line_cost(line),
+            agent_elapsed=line.agent_elapsed, evaluation_elapsed=line.evaluation_elapsed,
+            elapsed=line.elapsed, started=line.started,
+        )
+
+    def cells(self) -> list[Any]:
+        """The cells of the text table (as at the end of ``agentrig run``)."""
+        finished = self.steps is not None
+        return [
+            self.problem, self.checkpoint, self.status, tests_text(self.tests),
+            "" if self.score is None else f"{self.score:.2f}", self.stop_reason or "",
+            self.steps if finished else "", tokens_text(self.tokens),
+            money(self.cost) if finished else "", seconds(self.elapsed),
+        ]
+
+
+TABLE_HEADERS = ["problem", "checkpoint", "result", "tests", "score", "stopped", "steps", "tokens", "cost", "time"]
+
+
+def table(rows: list[CheckpointRow]) -> tuple[list[str], list[list[Any]]]:
+    """Headers and cells, leaving out the ``tests`` and ``score`` columns when no row has them."""
+    keep = [
+        i for i, h in enumerate(TABLE_HEADERS)
+        if not (h == "tests" and not any(r.tests for r in rows)) and not (h == "score" and all(r.score is None for r in rows))
+    ]
+    return [TABLE_HEADERS[i] for i in keep], [[r.cells()[i] for i in keep] for r in rows]
+
+
+class RunTotals(BaseModel):
+    """Sums over a run's checkpoints; ``cost`` is ``None`` when some finished checkpoint's cost is unknown
+    (``cost_known_part`` then holds the sum of the known ones)."""
+
+    checkpoints: int = 0
+    finished: int = 0
+    passed: int = 0
+    failed: int = 0
+    not_evaluated: int = 0
+    errors: int = 0
+    skipped: int = 0
+    unfinished: int = 0
+    score: float | None = None
+    cost: float | None = 0.0
+    cost_known_part: float = 0.0
+    tokens: int = 0
+    steps: int = 0
+    elapsed: float = 0.0
+
+    @classmethod
+    def of(cls, rows: list[CheckpointRow]) -> RunTotals:
+        """The totals of ``rows``."""
+        totals = cls(checkpoints=len(rows))
+        scores: list[float] = []
+        unknown_cost = False
+        for row in rows:
+            if row.steps is None:
+                totals.unfinished += 1
+                continue
+            totals.finished += 1
+            totals.passed += row.status == "passed"
+            totals.failed += row.status == "failed"
+            totals.not_evaluated += row.status == "not_evaluated"
+            totals.errors += row.status == "error"
+            totals.skipped += row.status == "skipped"
+            if row.score is not None:
+                scores.append(row.score)
+            if row.cost is None:
+                unknown_cost = True
+            else:
+                totals.cost_known_part += row.cost
+            totals.tokens += row.tokens or 0
+            totals.steps += row.steps or 0
+            totals.elapsed += row.elapsed or 0.0
+        totals.cost = None if unknown_cost else totals.cost_known_part
+        totals.score = sum(scores) / len(scores) if scores else None
+        return totals
+
+    @property
+    def pass_rate(self) -> float | None:
+        """Passed over checkpoints with a verdict (passed or failed or errored)."""
+        judged = self.passed + self.failed + self.errors
+        return self.passed / judged if judged else None
+
+    def line(self) -> str:
+        """``2 checkpoints: 2 passed, 0 failed | cost $0.0016 | tokens 9.4k | steps 7``."""
+        parts = [f"{self.finished} checkpoints: {self.passed} passed, {self.failed} failed"]
+        for count, word in ((self.errors, "errors"), (self.skipped, "skipped"),
+                            (self.not_evaluated, "not evaluated"), (self.unfinished, "unfinished")):
+            if count:
+                parts.append(f"{count} {word}")
+        text = ", ".join(parts)
+        if self.score is not None:
+            text += f" | mean score {self.score:.2f}"
+        cost = money(self.cost) if self.cost is not None else f"n/a (known part {money(self.cost_known_part)})"
+        return text + f" | cost {cost} | tokens {tokens_text(self.tokens)} | steps {self.steps}"
+
+
+class ProblemRow(BaseModel):
+    """A problem's status and, when it failed outside its checkpoints, why."""
+
+    name: str
+    status: str
+    error: str | None = None
+
+
+class RunSummary(BaseModel):
+    """``agentrig show RUN_DIR --json``: the run, its problems, checkpoints and totals."""
+
+    run_dir: str
+    run_id: str
+    agent: str
+    model: str
+    runtime: str | None = None
+    status: str
+    live: bool = False
+    started: datetime | None = None
+    ended: datetime | None = None
+    elapsed: float | None = None
+    versions: dict[str, str] = Field(default_factory=dict)
+    problems: list[ProblemRow] = Field(default_factory=list)
+    checkpoints: list[CheckpointRow] = Field(default_factory=list)
+    totals: RunTotals = Field(default_factory=RunTotals)
+    notices: list[str] = Field(default_factory=list)
+
+    @classmethod
+    def of(cls, run: LoadedRun, problem: str | None = None) -> RunSummary:
+        """The summary of ``run`` (of one problem if given)."""
+        record = run.record
+        problems = [p for p in run.problems if problem is None or p.name == problem]
+        rows = [CheckpointRow.of(e) for p in problems for e in p.checkpoints]
+        return cls(
+            run_dir=str(run.root), run_id=run.name, agent=run.agent, model=run.model,
+            runtime=record.identity.runtime.name if record else None, status=run.status, live=run.live,
+            started=record.started if record else None, ended=record.ended if record else None,
+            elapsed=record.elapsed if record else None, versions=record.versions if record else {},
+            problems=[ProblemRow(name=p.name, status=p.status, error=p.error) for p in problems],
+            checkpoints=rows, totals=RunTotals.of(rows), notices=list(run.notices),
+        )

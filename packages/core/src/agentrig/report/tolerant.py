@@ -1,0 +1,89 @@
+"""Loading run records written by older or newer agentrig versions.
+
+The record models forbid unknown keys (a run writes exactly its model), but a
+reader meets runs from other versions: newer ones carry fields this version
+does not know, older ones lack fields added since. :func:`load_record` drops
+the unknown keys (reporting them) and lets the models' defaults fill in what
+is missing; a missing field without default is a :class:`RecordError` naming it.
+"""
+
+from __future__ import annotations
+
+import json
+import types
+import typing
+from pathlib import Path
+from typing import Any, TypeVar, Union
+
+from pydantic import BaseModel, ValidationError
+
+M = TypeVar("M", bound=BaseModel)
+
+
+class RecordError(ValueError):
+    """A record file that cannot be read; the message names the file and what is wrong."""
+
+
+def _models_in(annotation: Any) -> list[tuple[str, type[BaseModel]]]:
+    """The record models an annotation holds: ``("one"|"list"|"dict", Model)``."""
+    origin = typing.get_origin(annotation)
+    args = typing.get_args(annotation)
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return [("one", annotation)]
+    if origin in (Union, types.UnionType):
+        return [found for arg in args for found in _models_in(arg)]
+    if origin is list and args and isinstance(args[0], type) and issubclass(args[0], BaseModel):
+        return [("list", args[0])]
+    if origin is dict and len(args) == 2 and isinstance(args[1], type) and issubclass(args[1], BaseModel):
+        return [("dict", args[1])]
+    return []
+
+
+def prune(model: type[BaseModel], data: Any, dropped: list[str], where: str = "") -> Any:
+    """``data`` without the keys ``model`` (and the models nested in it) does not know."""
+    if not isinstance(data, dict):
+        return data
+    out: dict[str, Any] = {}
+    for key, value in data.items():
+        field = model.model_fields.get(key)
+        if field is None:
+            dropped.append(f"{where}{key}")
+            continue
+        for shape, inner in _models_in(field.annotation):
+            if shape == "one" and isinstance(value, dict):
+                value = prune(inner, value, dropped, f"{where}{key}.")
+            elif shape == "list" and isinstance(value, list):
+                value = [prune(inner, v, dropped, f"{where}{key}[].") for v in value]
+            elif shape == "dict" and isinstance(value, dict):
+                value = {k: prune(inner, v, dropped, f"{where}{key}.{k}.") for k, v in value.items()}
+        out[key] = value
+    return out
+
+
+def describe(exc: ValidationError) -> str:
+    """The first problem of a validation error, as ``field: message``."""
+    error = exc.errors()[0]
+    where = ".".join(str(p) for p in error.get("loc", ()))
+    if error.get("type") == "missing":
+        return f"field '{where}' is missing (written by an older agentrig?)"
+    return f"field '{where}': {error.get('msg')}"
+
+
+def load_record(model: type[M], data: Any, source: str, dropped: list[str] | None = None) -> M:
+    """``model`` from decoded JSON ``data``; unknown keys are dropped and listed in ``dropped``."""
+    sink: list[str] = [] if dropped is None else dropped
+    try:
+        return model.model_validate(prune(model, data, sink))
+    except ValidationError as exc:
+        raise RecordError(f"{source}: {describe(exc)}") from None
+
+
+def read_record(model: type[M], path: Path, dropped: list[str] | None = None) -> M:
+    """``model`` from the JSON file ``path``; :class:`RecordError` (naming the file) when unreadable."""
+    try:
+        data = json.loads(path.read_bytes())
+    except FileNotFoundError:
+        raise RecordError(f"{path}: not found") from None
+    except (OSError, ValueError) as exc:
+        raise RecordError(f"{path}: not valid JSON ({exc})") from None
+    return load_record(model, data, str(path), dropped)

@@ -1,0 +1,232 @@
+"""Recorded runs written from scratch: fixtures for ``show``, ``compare``, ``export`` and the viewer.
+
+:func:`write_run` lays out a run directory exactly as ``agentrig run`` does
+(the same record models, the same files), with checkpoints of every outcome:
+passed, failed, errored, skipped, not evaluated, killed mid-checkpoint
+(``interrupted``: a partial trajectory with a torn last line and no result) and
+not started (``pending``); a checkpoint may have an unknown cost.
+:func:`synthetic_run` builds a large one for benchmarks.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+from typing import Literal
+
+from agentrig.agent import CheckpointInferenceResult
+from agentrig.run.atomic import append_line, write_model_atomic, write_text_atomic
+from agentrig.run.layout import LOCK_FILE, RunDirectory
+from agentrig.run.records import (
+    AgentRecord,
+    CheckpointResultLine,
+    DiffRecord,
+    EvaluationRecord,
+    FileChange,
+    ModelRecord,
+    ProblemRecord,
+    RunIdentity,
+    RunRecord,
+    RuntimeRecord,
+    Totals,
+)
+from agentrig.trajectory import AgentTextStep, ErrorStep, LLMCall, ThinkingStep, ToolUseStep, TrajectoryStep, UserStep
+from agentrig.usage import TokenUsage, UsageTracker
+
+Outcome = Literal["passed", "failed", "error", "skipped", "not_evaluated", "interrupted", "pending"]
+START = datetime(2026, 1, 2, 3, 4, 5, tzinfo=timezone.utc)
+PRICE_IN = 0.15e-6
+PRICE_OUT = 0.6e-6
+
+
+@dataclass
+class CheckpointPlan:
+    """What one fixture checkpoint should look like."""
+
+    name: str
+    outcome: Outcome = "passed"
+    calls: int = 3
+    cost_known: bool = True
+    long_output_lines: int = 0
+
+
+def _steps(problem: str, plan: CheckpointPlan, prompt: str, at: datetime) -> list[TrajectoryStep]:
+    """A plausible trajectory: the task, then per model call a call, thinking, text and a tool call."""
+    steps: list[TrajectoryStep] = [UserStep(content=prompt, timestamp=at)]
+    for i in range(plan.calls):
+        t = at + timedelta(seconds=2 * i + 1)
+        usage = TokenUsage(input=800 + 300 * i, output=40 + 5 * i, cache_read=100 * i)
+        cost = (usage.input * PRICE_IN + usage.output * PRICE_OUT) if plan.cost_known else None
+        steps.append(LLMCall(model="gpt-4o-mini", usage=usage, cost=cost, latency=0.5 + 0.1 * i,
+                             request_id=f"req_{problem}_{plan.name}_{i}", stop_reason="tool_calls", timestamp=t))
+        if i % 2 == 0:
+            steps.append(ThinkingStep(content=f"Step {i + 1}: what does {plan.name} need next?", timestamp=t))
+        steps.append(AgentTextStep(content=f"Running step {i + 1} of {plan.name}.", timestamp=t))
+        lines = plan.long_output_lines if i == 0 and plan.long_output_lines else 2
+        output = "\n".join(f"line {n + 1} of the output of step {i + 1}" for n in range(lines))
+        steps.append(ToolUseStep(tool="bash", arguments={"command": f"echo step {i + 1}"}, tool_call_id=f"call_{i + 1}",
+                                 result=output, exit_code=0, elapsed=0.25, timestamp=t + timedelta(seconds=1)))
+    if plan.outcome == "error":
+        steps.append(ErrorStep(message="model API error: 500 Internal Server Error", error_type="api_error",
+                               timestamp=at + timedelta(seconds=2 * plan.calls + 1)))
+    return steps
+
+
+def _usage(steps: list[TrajectoryStep]) -> tuple[UsageTracker, bool]:
+    tracker = UsageTracker()
+    known = True
+    for step in steps:
+        if isinstance(step, LLMCall):
+            known = known and step.cost is not None
+            tracker.step(step.usage, step.cost or 0.0)
+    return tracker, known
+
+
+def write_run(
+    root: Path,
+    problems: dict[str, list[CheckpointPlan]],
+    *,
+    agent: str = "react",
+    model: str = "openai/gpt-4o-mini",
+    status: Literal["completed", "failed", "interrupted", "running"] | None = None,
+    live_pid: int | None = None,
+) -> Path:
+    """Write a run directory under ``root``; returns ``root``.
+
+    ``status`` defaults to ``running`` when a checkpoint is interrupted or
+    pending, else ``completed``. The lock file names ``live_pid`` (a process
+    that stands for the run writing the directory) or a process that is gone.
+    """
+    directory = RunDirectory(root)
+    root.mkdir(parents=True, exist_ok=True)
+    plans = [p for checkpoints in problems.values() for p in checkpoints]
+    unfinished = any(p.outcome in ("interrupted", "pending") for p in plans)
+    run_status = status or ("running" if unfinished else "completed")
+    record = RunRecord(
+        run_id=f"fixture-{root.name}",
+        identity=RunIdentity(
+            agent=AgentRecord(type=agent, distribution=f"agentrig-{agent}", version="0.1.0", config={"type": agent}),
+            model=ModelRecord(id=model, provider=model.split("/")[0], name=model.split("/")[-1]),
+            runtime=RuntimeRecord(name="local"),
+            problems=list(problems),
+        ),
+        versions={"agentrig": "0.1.0"},
+        status=run_status,
+        started=START,
+        ended=None if run_status == "running" else START + timedelta(minutes=5),
+        elapsed=300.0,
+    )
+    totals = Totals()
+    at = START
+    for problem, checkpoints in problems.items():
+        precord = ProblemRecord(name=problem, path=f"/problems/{problem}", checkpoints=[c.name for c in checkpoints],
+                                status="completed", started=at)
+        prior = 0.0
+        for index, plan in enumerate(checkpoints, 1):
+            if plan.outcome == "pending":
+                precord.status = "running" if run_status == "running" else "interrupted"
+                continue
+            paths = directory.checkpoint(problem, plan.name)
+            prompt = f"Checkpoint {index} of {problem}: make `{plan.name}` work.\n"
+            if plan.outcome == "skipped":
+                line = CheckpointResultLine(problem=problem, checkpoint=plan.name, index=index, status="skipped",
+                                            stop_reason="net_cost_limit", prior_cost=prior, started=at, completed=at)
+                directory.append_result(line)
+                totals.add(line)
+                precord.totals.add(line)
+                continue
+            write_text_atomic(paths.prompt, prompt)
+            steps = _steps(problem, plan, prompt, at)
+            if plan.outcome == "interrupted":
+                for step in steps[: max(2, len(steps) // 2)]:
+                    append_line(paths.trajectory, step.model_dump_json())
+                with open(paths.trajectory, "a", encoding="utf-8") as handle:
+                    handle.write('{"kind": "agent_text", "content": "cut sho')  # killed mid-write
+                precord.status = "running" if run_status == "running" else "interrupted"
+                continue
+            for step in steps:
+                append_line(paths.trajectory, step.model_dump_json())
+            usage, known = _usage(steps)
+            agent_elapsed = 2.0 * plan.calls + 1
+            completed = at + timedelta(seconds=agent_elapsed)
+            had_error = plan.outcome == "error"
+            stop = "error" if had_error else "submitted"
+            write_model_atomic(paths.inference_result, CheckpointInferenceResult(
+                started=at, completed=completed, elapsed=agent_elapsed, usage=usage, had_error=had_error,
+                error_message="Traceback (most recent call last):\n  ...\nAPIError: 500" if had_error else None,
+                stop_reason=stop, prior_cost=prior,
+            ))
+            passed = {"passed": True, "failed": False}.get(plan.outcome)
+            command = None if plan.outcome == "not_evaluated" else f"sh tests/check_{index}.sh"
+            evaluation = EvaluationRecord(
+                command=command, exit_code=None if command is None else (0 if passed else 1), passed=passed,
+                elapsed=0.5 if command else 0.0, started=completed,
+                output_tail="" if command is None else (f"{plan.name}: ok\n" if passed else f"{plan.name}: FAILED: expected 'Hello, Ada!'\n"),
+            )
+            write_model_atomic(paths.evaluation, evaluation)
+            patch = (f"--- a/{plan.name}.py\n+++ b/{plan.name}.py\n@@ -1,2 +1,3 @@\n def {plan.name}():\n"
+                     f"-    raise NotImplementedError\n+    value = {index}\n+    return value\n")
+            write_model_atomic(paths.diff, DiffRecord(
+                base="initial" if index == 1 else checkpoints[index - 2].name,
+                added=[FileChange(path=f"notes_{index}.txt", new_size=12)],
+                modified=[FileChange(path=f"{plan.name}.py", old_size=40, new_size=52)],
+                deleted=[FileChange(path="old.txt", old_size=3)] if index == 2 else [],
+                patch=patch,
+            ))
+            status_ = "error" if had_error else plan.outcome
+            line = CheckpointResultLine(
+                problem=problem, checkpoint=plan.name, index=index, status=status_, passed=passed,
+                exit_code=evaluation.exit_code, had_error=had_error, stop_reason=stop, cost=usage.cost,
+                cost_known=known, prior_cost=prior, steps=usage.steps, tokens=usage.net_tokens,
+                agent_elapsed=agent_elapsed, evaluation_elapsed=evaluation.elapsed,
+                elapsed=agent_elapsed + evaluation.elapsed, started=at, completed=completed,
+            )
+            directory.append_result(line)
+            totals.add(line)
+            precord.totals.add(line)
+            precord.finished += 1
+            prior += usage.cost
+            at = completed
+        record.problems[problem] = precord
+    record.totals = totals
+    directory.write_run(record)
+    pid = live_pid if live_pid is not None else _dead_pid()
+    (root / LOCK_FILE).write_text(f"{pid}\n")
+    return root
+
+
+def _dead_pid() -> int:
+    """A process id that no process has now."""
+    pid = 4_000_000
+    while True:
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return pid
+        except PermissionError:
+            pass
+        pid -= 1
+
+
+def outcome_run(root: Path) -> Path:
+    """A completed run with one checkpoint of each finished outcome, and one of unknown cost."""
+    return write_run(root, {
+        "alpha": [CheckpointPlan("first", "passed", long_output_lines=60), CheckpointPlan("second", "failed"),
+                  CheckpointPlan("third", "skipped")],
+        "beta": [CheckpointPlan("only", "error", calls=2)],
+        "gamma": [CheckpointPlan("free", "passed", cost_known=False), CheckpointPlan("untested", "not_evaluated")],
+    }, status="completed")
+
+
+def synthetic_run(root: Path, checkpoints: int = 1000, steps: int = 50, per_problem: int = 5) -> Path:
+    """A large run for benchmarks: ``checkpoints`` checkpoints of about ``steps`` steps each."""
+    calls = max(1, round((steps - 1) / 3.5))  # each call: the call, text, a tool call, thinking every other
+    problems: dict[str, list[CheckpointPlan]] = {}
+    for n in range(checkpoints):
+        outcome: Outcome = "passed" if n % 3 else "failed"
+        problems.setdefault(f"problem_{n // per_problem:04d}", []).append(
+            CheckpointPlan(f"checkpoint_{n % per_problem + 1}", outcome, calls=calls)
+        )
+    return write_run(root, problems, status="completed")
