@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from agentrig.run import runner
-from agentrig.run.executors import DoneCallback, Executor
+from agentrig.executors import DoneCallback, Executor
 from agentrig.run.job import ProblemJob
 from agentrig.run.layout import RunDirectory
 from agentrig.run.progress import EventSink, ProgressEvent

@@ -16,7 +16,7 @@ sys.path.insert(0, str(Path(__file__).parent / "fixtures" / "scripted-agent" / "
 
 from agentrig_scripted import testkit  # noqa: E402
 
-from agentrig.run import preload, warmup  # noqa: E402
+from agentrig.executors import preload, warmup  # noqa: E402
 from agentrig.run.job import ProblemJob  # noqa: E402
 from agentrig.run.records import RunRecord  # noqa: E402
 
@@ -93,7 +93,7 @@ def test_warmup_imports_the_list_skips_broken_modules_and_removes_the_variable(t
     (tmp_path / "exits.py").write_text("raise SystemExit(3)\n")
     (tmp_path / "fine.py").write_text("VALUE = 1\n")
     code = (
-        "import os, sys, json; import agentrig.run.warmup; "
+        "import os, sys, json; import agentrig.executors.warmup; "
         "print(json.dumps([m in sys.modules for m in ('fine', 'explodes', 'exits', 'agentrig.plugins')]"
         " + [os.environ.get('AGENTRIG_WORKER_PRELOAD')]))"
     )
@@ -179,7 +179,7 @@ def test_kill_9_of_the_dispatcher_ends_every_worker(tmp_path: Path, fake_openai_
 
 WATCHER = """
 import os, signal, sys, time
-from agentrig.run.executors import _exit_with_dispatcher
+from agentrig.executors.pool import _exit_with_dispatcher
 if sys.argv[2] == "poll":
     del os.pidfd_open  # a platform without pidfds: the watcher polls
 signal.signal(signal.SIGTERM, lambda *a: (print("terminated", flush=True), os._exit(0)))

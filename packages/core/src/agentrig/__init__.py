@@ -17,6 +17,10 @@ _EXPORTS: dict[str, str] = {
     "AgentSpec": "agentrig.specs",
     "RuntimeSpec": "agentrig.specs",
     "StreamParserSpec": "agentrig.specs",
+    "ExecutorSpec": "agentrig.specs",
+    "Executor": "agentrig.executors.interface",
+    "ExecutorError": "agentrig.executors.interface",
+    "ExecutorUnavailableError": "agentrig.executors.interface",
     "Agent": "agentrig.agent",
     "AgentConfigBase": "agentrig.agent",
     "CheckpointInferenceResult": "agentrig.agent",
@@ -82,7 +86,8 @@ if TYPE_CHECKING:
     from agentrig.plugins import available_agent_types, get_agent_cls, get_agent_config_cls
     from agentrig.pricing import APIPricing
     from agentrig.problem import Checkpoint, Problem
-    from agentrig.specs import AgentSpec, RuntimeSpec, StreamParserSpec
+    from agentrig.executors.interface import Executor, ExecutorError, ExecutorUnavailableError
+    from agentrig.specs import AgentSpec, ExecutorSpec, RuntimeSpec, StreamParserSpec
     from agentrig.stream import StreamParser
     from agentrig.trajectory import (
         AgentTextStep,

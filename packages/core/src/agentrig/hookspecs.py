@@ -16,7 +16,7 @@ if TYPE_CHECKING:
     from agentrig.agent import Agent, CheckpointInferenceResult
     from agentrig.problem import Checkpoint
     from agentrig.session import Session
-    from agentrig.specs import AgentSpec, RuntimeSpec, StreamParserSpec
+    from agentrig.specs import AgentSpec, ExecutorSpec, RuntimeSpec, StreamParserSpec
     from agentrig.trajectory import TrajectoryStep
 
 
@@ -46,6 +46,16 @@ def agentrig_stream_parsers() -> list[StreamParserSpec]:
 
     Called once when a parser is looked up by name. Return a list of
     :class:`agentrig.StreamParserSpec`.
+    """
+
+
+@hookspec
+def agentrig_executors() -> list[ExecutorSpec]:
+    """Declare the executors (where problem jobs run) this plugin provides.
+
+    Called once when ``agentrig run`` resolves ``--executor``. Return a list of
+    :class:`agentrig.ExecutorSpec` naming each ``Executor`` class by import
+    path; the core declares ``local`` (its process pool) through this same hook.
     """
 
 

@@ -29,7 +29,7 @@ from agentrig import hookspecs
 from agentrig.entry_points import DeclaredEntryPoint, from_metadata, installed_entry_points
 from agentrig.errors import PluginError, UnknownAgentError
 from agentrig.markers import PROJECT_NAME
-from agentrig.specs import AgentSpec, RuntimeSpec, StreamParserSpec, import_object, module_exists
+from agentrig.specs import AgentSpec, ExecutorSpec, RuntimeSpec, StreamParserSpec, import_object, module_exists
 
 if TYPE_CHECKING:
     from importlib import metadata
@@ -213,11 +213,12 @@ class PluginRegistry:
         for name, info in self._plugins.items():
             # errors found while collecting are recomputed on every collection
             info.error = self._load_errors.setdefault(name, info.error)
-        specs: dict[str, dict[str, Any]] = {"agents": {}, "runtimes": {}, "stream_parsers": {}}
+        specs: dict[str, dict[str, Any]] = {"agents": {}, "runtimes": {}, "stream_parsers": {}, "executors": {}}
         kinds = (
             ("agents", "agentrig_agents", AgentSpec, ("config", "agent")),
             ("runtimes", "agentrig_runtimes", RuntimeSpec, ("runtime",)),
             ("stream_parsers", "agentrig_stream_parsers", StreamParserSpec, ("parser",)),
+            ("executors", "agentrig_executors", ExecutorSpec, ("executor",)),
         )
         order = {name: i for i, name in enumerate(self._plugins)}
         for kind, hook_name, spec_type, path_fields in kinds:
@@ -342,6 +343,10 @@ class PluginRegistry:
     def runtime_specs(self) -> dict[str, RuntimeSpec]:
         """Every declared runtime by name."""
         return {name: spec for name, (spec, _) in self._collect()["runtimes"].items()}
+
+    def executor_specs(self) -> dict[str, ExecutorSpec]:
+        """Every declared executor by name."""
+        return {name: spec for name, (spec, _) in self._collect()["executors"].items()}
 
     def stream_parser_specs(self) -> dict[str, StreamParserSpec]:
         """Every declared stream parser by name."""

@@ -105,6 +105,16 @@ class RuntimeSpec(_Spec):
 
 
 @dataclass(frozen=True, kw_only=True)
+class ExecutorSpec(_Spec):
+    """An executor (where problem jobs run) a plugin provides: ``executor`` is
+    the import path of an ``agentrig.executors.Executor`` subclass, built as
+    ``Executor(options, jobs=N)`` (see :mod:`agentrig.executors.interface`)."""
+
+    executor: str
+    _import_paths = ("executor",)
+
+
+@dataclass(frozen=True, kw_only=True)
 class StreamParserSpec(_Spec):
     """A parser of an agent process's output stream: ``parser`` is the import
     path of a zero-argument factory returning a ``StreamParser``."""

@@ -30,9 +30,14 @@ def add_parser(subparsers: Any) -> None:
     parser.add_argument(
         "-c", "--config", dest="overrides", action="append", default=[], metavar="KEY=VALUE",
         help="override one agent config field; dotted keys reach nested ones (cost_limits.step_limit=20); "
-        "runtime.KEY=VALUE sets a runtime option (runtime.network=host, runtime.mem_limit=2g)",
+        "runtime.KEY=VALUE sets a runtime option (runtime.network=host, runtime.mem_limit=2g); "
+        "executor.KEY=VALUE an executor option (executor.address=HOST:PORT)",
     )
     parser.add_argument("--jobs", "-j", type=int, default=1, help="problems to run at once, each in its own process (default 1)")
+    parser.add_argument(
+        "--executor", default="local", metavar="NAME",
+        help="where problems run: local (default: this machine, --jobs at once) or a plugin's executor (ray)",
+    )
     parser.add_argument("--test-timeout", type=float, default=600.0, help="seconds a checkpoint's test may take (default 600)")
     loudness = parser.add_mutually_exclusive_group()
     loudness.add_argument("--quiet", "-q", action="store_true", help="no progress, only the summary")
@@ -59,6 +64,40 @@ def _split_overrides(overrides: list[str]) -> tuple[list[str], dict[str, Any]]:
             raise CLIError(f"-c {text}: runtime options are runtime.KEY=VALUE (e.g. runtime.network=host)", status=2)
         runtime[option] = value
     return agent, runtime
+
+
+def _executor_overrides(overrides: list[str]) -> tuple[list[str], dict[str, Any]]:
+    """The ``executor.KEY=VALUE`` overrides as executor options (dotted keys nest), and the others."""
+    from agentrig.run.agent_config import AgentConfigError, apply_override, parse_override
+
+    rest: list[str] = []
+    options: dict[str, Any] = {}
+    for text in overrides:
+        if not text.startswith("executor."):
+            rest.append(text)
+            continue
+        try:
+            key, value = parse_override(text)
+        except AgentConfigError as exc:
+            raise CLIError(str(exc), status=2) from None
+        apply_override(options, key.removeprefix("executor."), value)
+    return rest, options
+
+
+def _open_executor(args: argparse.Namespace, options: dict[str, Any]) -> Any:
+    """Build and connect ``--executor`` before anything is written: a cluster that is not there stops here."""
+    from agentrig.executors.interface import ExecutorError
+    from agentrig.executors.resolve import create_executor
+
+    try:
+        executor = create_executor(args.executor, options, jobs=args.jobs)
+    except ExecutorError as exc:
+        raise CLIError(str(exc), status=2) from None
+    try:
+        executor.open()
+    except ExecutorError as exc:
+        raise CLIError(f"--executor {args.executor}: {exc}") from None
+    return executor
 
 
 def _model_spec(model: str | None) -> str | None:
@@ -113,7 +152,8 @@ def run_command(args: argparse.Namespace) -> int:
     except ProblemError as exc:
         raise CLIError(str(exc), status=2) from None
     registry = loaded_registry()
-    args.agent_overrides, runtime_options = _split_overrides(args.overrides)
+    other_overrides, executor_options = _executor_overrides(args.overrides)
+    args.agent_overrides, runtime_options = _split_overrides(other_overrides)
     args.model = _model_spec(args.model)
     config = _agent_config(args, registry)
     runtimes = registry.runtime_specs()
@@ -151,10 +191,26 @@ def run_command(args: argparse.Namespace) -> int:
         output=args.output,
         resume=args.resume,
         jobs=args.jobs,
+        executor=args.executor,
+        executor_options=executor_options,
         verbose=args.verbose,
         test_timeout=args.test_timeout,
     )
     from agentrig.run.agent_image import AgentImageError
+
+    executor = _open_executor(args, executor_options)
+    try:
+        return _run_prepared(args, request, identity, plugin, executor)
+    finally:
+        executor.close()
+
+
+def _run_prepared(args: argparse.Namespace, request: Any, identity: Any, plugin: Any, executor: Any) -> int:
+    """Claim the run directory, run the problems on ``executor``, print the summary."""
+    from agentrig.run.agent_image import AgentImageError
+    from agentrig.run.layout import RunDirectoryError
+    from agentrig.run.problems import ProblemError
+    from agentrig.run.runner import execute, prepare
 
     try:
         if args.quiet:
@@ -174,7 +230,7 @@ def run_command(args: argparse.Namespace) -> int:
     display = ProgressDisplay(verbosity=0 if args.quiet else (2 if args.verbose else 1))
     install_termination_handler()
     try:
-        record = execute(prepared, display, tick=display.tick)
+        record = execute(prepared, display, tick=display.tick, executor=executor)
     except KeyboardInterrupt:
         display.close()
         print(
@@ -197,6 +253,8 @@ def _resume_command(args: argparse.Namespace, directory: Path) -> str:
     words = ["agentrig", "run", *map(str, args.problems), "--agent", args.agent, "--model", args.model]
     if args.runtime != "local":
         words += ["--runtime", args.runtime]
+    if args.executor != "local":
+        words += ["--executor", args.executor]
     if args.image:
         words += ["--image", args.image]
     if args.models_dir:

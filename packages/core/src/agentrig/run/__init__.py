@@ -5,8 +5,8 @@ Modules, one job each: :mod:`~agentrig.run.problems` (loading ``problem.yaml``),
 :mod:`~agentrig.run.atomic` (crash-safe writes), :mod:`~agentrig.run.records`
 and :mod:`~agentrig.run.layout` (the run directory),
 :mod:`~agentrig.run.problem_run` (the per-problem loop),
-:mod:`~agentrig.run.executors` (inline and process-pool dispatch),
-:mod:`~agentrig.run.runner` (the dispatcher owning ``run.json``),
+:mod:`~agentrig.run.runner` (the dispatcher owning ``run.json``; problems
+are dispatched by an executor, :mod:`agentrig.executors`),
 :mod:`~agentrig.run.progress`, :mod:`~agentrig.run.signals`,
 :mod:`~agentrig.run.evaluation`, :mod:`~agentrig.run.diffs`,
 :mod:`~agentrig.run.replay`.

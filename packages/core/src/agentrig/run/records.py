@@ -229,6 +229,7 @@ class RunRecord(_Record):
     identity: RunIdentity
     versions: dict[str, str] = Field(default_factory=dict)
     jobs: int = 1
+    executor: str = "local"  # the executor of the latest start or resume (--executor)
     status: RunStatus = "running"
     started: datetime = Field(default_factory=utcnow)
     ended: datetime | None = None

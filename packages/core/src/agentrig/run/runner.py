@@ -18,7 +18,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from agentrig.run.evaluation import DEFAULT_TEST_TIMEOUT
-from agentrig.run.executors import Executor, make_executor
+from agentrig.executors.interface import Executor
 from agentrig.run.job import ProblemJob
 from agentrig.run.layout import RunDirectory, point_latest
 from agentrig.run.progress import EventSink
@@ -50,6 +50,8 @@ class RunRequest(BaseModel):
     output: Path | None = None
     resume: bool = False
     jobs: int = Field(default=1, ge=1)
+    executor: str = "local"
+    executor_options: dict[str, Any] = Field(default_factory=dict)
     verbose: bool = False
     test_timeout: float = DEFAULT_TEST_TIMEOUT
 
@@ -125,6 +127,7 @@ def prepare(
         record.status = "running"
         record.ended = None
         record.jobs = request.jobs
+        record.executor = request.executor
         record.identity.runtime.agent_image = agent_image
     else:
         record = RunRecord(
@@ -132,6 +135,7 @@ def prepare(
             identity=identity,
             versions=package_versions(agent_distribution),
             jobs=request.jobs,
+            executor=request.executor,
         )
     for problem in problems:
         existing = record.problems.get(problem.name)
@@ -210,7 +214,15 @@ def execute(prepared: PreparedRun, emit: EventSink, tick: Any = None, executor: 
     """
     directory = RunDirectory(prepared.directory)
     record = prepared.record
-    executor = executor or make_executor(prepared.request.jobs)
+    if executor is None:  # callers that pass one have opened it (before the run directory existed)
+        from agentrig.executors.resolve import create_executor
+
+        executor = create_executor(prepared.request.executor, prepared.request.executor_options, jobs=prepared.request.jobs)
+        executor.open()
+        try:
+            return execute(prepared, emit, tick, executor)
+        finally:
+            executor.close()
     clock = time.monotonic()
     started_elapsed = record.elapsed
 

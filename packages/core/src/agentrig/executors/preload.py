@@ -10,7 +10,7 @@ dispatcher but its environment), holds no threads, clients or sessions, and
 each worker still builds its own agent, session and model client per problem.
 
 The module list travels to the fork server in :data:`ENV_VAR` (its only way
-in is the environment it is started with); :mod:`agentrig.run.warmup` imports
+in is the environment it is started with); :mod:`agentrig.executors.warmup` imports
 them there, where a module that fails to import is skipped, never fatal.
 """
 
@@ -26,12 +26,12 @@ from agentrig.run.job import ProblemJob
 
 log = logging.getLogger(__name__)
 
-#: Comma-separated module names the fork server imports (read and removed by :mod:`agentrig.run.warmup`).
+#: Comma-separated module names the fork server imports (read and removed by :mod:`agentrig.executors.warmup`).
 ENV_VAR = "AGENTRIG_WORKER_PRELOAD"
 
 #: Always needed by a problem run, whatever the agent.
 BASE_MODULES: tuple[str, ...] = (
-    "agentrig.run.executors",
+    "agentrig.executors.pool",
     "agentrig.run.problem_run",
     "agentrig.run.problems",
     "agentrig.run.models",
@@ -119,7 +119,7 @@ def worker_context(modules: list[str]) -> Any:
     from multiprocessing import forkserver
 
     context = multiprocessing.get_context("forkserver")
-    context.set_forkserver_preload(["agentrig.run.warmup"])
+    context.set_forkserver_preload(["agentrig.executors.warmup"])
     try:
         with _environment(ENV_VAR, ",".join(modules)):
             forkserver.ensure_running()

@@ -1,10 +1,8 @@
-"""Executors: how problem jobs are dispatched.
+"""The process pool behind ``--executor local --jobs N``: up to N problems at once, each in a worker process.
 
-:class:`InlineExecutor` runs them one after another in this process;
-:class:`ProcessPoolExecutor` runs up to N at once, each in its own process
-(``--jobs N``). Both only hand a :class:`ProblemJob` to
+Workers only hand a :class:`ProblemJob` to
 :func:`~agentrig.run.problem_run.run_problem` and pass its events and record
-back, which is all a distributed executor (Ray) needs to do too.
+back over pipes of their own, which is all a distributed executor does too.
 """
 
 from __future__ import annotations
@@ -16,41 +14,16 @@ import signal
 import sys
 import threading
 import time
-from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from agentrig.executors.interface import DoneCallback
 from agentrig.run.job import ProblemJob
 from agentrig.run.progress import EventSink, ProgressEvent
 from agentrig.run.records import ProblemRecord, utcnow
 
-DoneCallback = Callable[[ProblemJob, ProblemRecord], None]
-"""Called once per problem with its final record, in the dispatcher's process."""
-
 #: Seconds workers get to clean up (agent, containers) after an interrupt before SIGKILL.
 SHUTDOWN_GRACE = 30.0
-
-
-class Executor(ABC):
-    """Runs problem jobs and reports each one's events and final record."""
-
-    #: Seconds between calls of ``tick`` while jobs run; ``None``: not called while a job runs.
-    tick_interval: float | None = None
-
-    @abstractmethod
-    def run(self, jobs: Sequence[ProblemJob], emit: EventSink, done: DoneCallback, tick: Callable[[], None]) -> None:
-        """Run every job; ``KeyboardInterrupt`` propagates after the jobs have cleaned up."""
-
-
-class InlineExecutor(Executor):
-    """One problem after another, in this process (``--jobs 1``)."""
-
-    def run(self, jobs: Sequence[ProblemJob], emit: EventSink, done: DoneCallback, tick: Callable[[], None]) -> None:
-        """Run the jobs in order."""
-        from agentrig.run.problem_run import run_problem
-
-        for job in jobs:
-            done(job, run_problem(job, emit))
 
 
 def _exit_with_dispatcher(dispatcher: int) -> bool:
@@ -173,7 +146,7 @@ class _Worker:
                 pass
 
 
-class ProcessPoolExecutor(Executor):
+class ProcessPool:
     """Up to ``workers`` problems at once, in a pool of worker processes (``--jobs N``).
 
     Workers are never forked from the dispatcher: they share nothing with it
@@ -195,7 +168,7 @@ class ProcessPoolExecutor(Executor):
         from collections import deque
         from multiprocessing.connection import wait
 
-        from agentrig.run.preload import modules_for, worker_context
+        from agentrig.executors.preload import modules_for, worker_context
 
         context = worker_context(modules_for(jobs[0])) if jobs else multiprocessing.get_context("spawn")
         pending = deque(jobs)
@@ -330,7 +303,3 @@ def _crashed(job: ProblemJob, exitcode: int | None) -> ProblemRecord:
         ended=utcnow(),
     )
 
-
-def make_executor(jobs: int) -> Executor:
-    """The local executor for ``--jobs``: inline for 1, a process pool above."""
-    return InlineExecutor() if jobs <= 1 else ProcessPoolExecutor(jobs)

@@ -1,6 +1,6 @@
 """Imported by the ``--jobs`` fork server at its start: import the modules workers will need.
 
-The names come from :data:`agentrig.run.preload.ENV_VAR`, which is removed
+The names come from :data:`agentrig.executors.preload.ENV_VAR`, which is removed
 here so no worker (nor any command an agent runs) sees it. A module that fails
 to import in any way is skipped: the worker imports it again and reports the
 error on the problem that needs it. The plugin registry is loaded too, so
@@ -15,7 +15,7 @@ import importlib
 import os
 import sys
 
-_ENV_VAR = "AGENTRIG_WORKER_PRELOAD"  # agentrig.run.preload.ENV_VAR, not imported: this runs first
+_ENV_VAR = "AGENTRIG_WORKER_PRELOAD"  # agentrig.executors.preload.ENV_VAR, not imported: this runs first
 
 
 def _warm_up() -> None:
