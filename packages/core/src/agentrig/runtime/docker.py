@@ -1,7 +1,8 @@
 """The ``docker`` runtime: one long-lived container per session, commands run by exec.
 
 The container runs ``sleep infinity`` under an init, with the workspace
-bind-mounted at ``/workspace`` and the session's home at ``/home/agentrig``.
+bind-mounted at ``/workspace`` (or at the ``workdir`` option: a task image's
+own working directory) and the session's home at ``/home/agentrig``.
 Commands run through the low-level exec API as the host user's uid:gid (files
 on the host are not root-owned), their environment passed in the API request
 (never on a command line visible in ``ps``). Output is read from the exec's
@@ -61,6 +62,11 @@ class DockerRuntimeConfig(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     image: str = Field(min_length=1, description="Image to run (never pulled: it must be present locally).")
+    workdir: str = Field(
+        default=CONTAINER_WORKDIR,
+        pattern=r"^/.+",
+        description="Absolute path where the workspace is mounted and commands run (a task image's WORKDIR, e.g. /app).",
+    )
     network: str = Field(default="none", description="Network mode: 'none' (default), 'host' or a network name.")
     mem_limit: str | None = Field(default=None, description="Memory limit, e.g. '2g' (swap is not allowed beyond it).")
     cpus: float | None = Field(default=None, gt=0, description="CPU limit in cores, e.g. 1.5.")
@@ -325,7 +331,7 @@ class DockerRuntime(Runtime):
                 f"image '{self.config.image}' is not present locally and agentrig never pulls: build it "
                 f"(`docker build -t {self.config.image} .`) or load it (`docker load -i FILE`), then retry"
             ) from None
-        volumes = {str(self.workspace): {"bind": CONTAINER_WORKDIR, "mode": "rw"}}
+        volumes = {str(self.workspace): {"bind": self.config.workdir, "mode": "rw"}}
         if self.home_dir is not None:
             volumes[str(self.home_dir)] = {"bind": CONTAINER_HOME, "mode": "rw"}
         pid = os.getpid()
@@ -354,7 +360,7 @@ class DockerRuntime(Runtime):
                 labels=labels,
                 network_mode=self.config.network,
                 volumes=volumes,
-                working_dir=CONTAINER_WORKDIR,
+                working_dir=self.config.workdir,
                 user=self.user,
                 environment={"HOME": self._env["HOME"]},
                 **limits,
@@ -369,8 +375,8 @@ class DockerRuntime(Runtime):
 
     @property
     def workdir(self) -> str:
-        """``/workspace``: the workspace as commands see it."""
-        return CONTAINER_WORKDIR
+        """The workspace as commands see it: ``/workspace``, or the ``workdir`` option."""
+        return self.config.workdir
 
     @property
     def home(self) -> str | None:
@@ -397,7 +403,7 @@ class DockerRuntime(Runtime):
             raise RuntimeError("runtime has been cleaned up")
         argv = to_argv(command)
         full_env = merge_env(self._env, env)
-        directory = CONTAINER_WORKDIR if cwd is None else str(Path(CONTAINER_WORKDIR) / cwd)
+        directory = self.config.workdir if cwd is None else str(Path(self.config.workdir) / cwd)
         data = stdin.encode("utf-8") if isinstance(stdin, str) else stdin
         process = DockerProcess(
             self, argv, env=full_env, cwd=directory, stdin=data, timeout=timeout, idle_timeout=idle_timeout

@@ -1,0 +1,231 @@
+"""The configuration files of a Harbor task (``task.toml``) and of a Terminal-Bench task (``task.yaml``).
+
+Both are read into pydantic models; a malformed file raises
+:class:`TaskConfigError` whose one-line message names the file and the field
+(``tasks/hello/task.toml: field `environment.cpus`: Input should be a valid integer``).
+Fields agentrig does not use are accepted and ignored, as Harbor itself
+ignores them: a task written for a newer Harbor still loads.
+
+Environment values (``[verifier] env``, ``[solution] env``, ``[environment] env``)
+may name host variables as ``${VAR}`` or ``${VAR:-default}``;
+:func:`resolve_env` fills them in when the task runs, never when it is listed.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import sys
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+
+TASK_TOML = "task.toml"
+TASK_YAML = "task.yaml"
+_ENV_TEMPLATE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
+_SIZE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([KMGT]?)B?\s*$", re.IGNORECASE)
+
+
+class TaskConfigError(ValueError):
+    """A task's configuration file is malformed; the message is one line naming file and field."""
+
+
+class VerifierSection(BaseModel):
+    """``[verifier]``: how long ``tests/test.sh`` may run and the environment it gets."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    timeout_sec: float = Field(default=600.0, gt=0)
+    env: dict[str, str] = Field(default_factory=dict)
+    user: str | int | None = None
+
+
+class AgentSection(BaseModel):
+    """``[agent]``: how long the agent may work on the task."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    timeout_sec: float | None = Field(default=600.0, gt=0)
+    user: str | int | None = None
+
+
+class SolutionSection(BaseModel):
+    """``[solution]``: the environment ``solution/solve.sh`` gets."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    env: dict[str, str] = Field(default_factory=dict)
+
+
+def _size_to_mb(text: str) -> int:
+    match = _SIZE.match(text)
+    if match is None:
+        raise ValueError(f"invalid size {text!r}: expected e.g. '512M' or '2G'")
+    number, unit = float(match.group(1)), match.group(2).upper()
+    factor = {"": 1 / (1024 * 1024), "K": 1 / 1024, "M": 1, "G": 1024, "T": 1024 * 1024}[unit]
+    return max(1, int(number * factor))
+
+
+class EnvironmentSection(BaseModel):
+    """``[environment]``: the image (built from ``environment/Dockerfile`` or a prebuilt
+    ``docker_image``) and the container's resources."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    build_timeout_sec: float = Field(default=600.0, gt=0)
+    docker_image: str | None = None
+    cpus: float = Field(default=1, gt=0)
+    memory_mb: int = Field(default=2048, gt=0)
+    storage_mb: int = Field(default=10240, gt=0)
+    gpus: int = Field(default=0, ge=0)
+    allow_internet: bool = True
+    env: dict[str, str] = Field(default_factory=dict)
+    memory: str | None = Field(default=None, exclude=True, description="Deprecated: a size such as '2G'.")
+    storage: str | None = Field(default=None, exclude=True, description="Deprecated: a size such as '10G'.")
+
+    @model_validator(mode="after")
+    def _deprecated_sizes(self) -> EnvironmentSection:
+        # older tasks write sizes as strings ("2G"); Harbor maps them onto the *_mb fields
+        if self.memory is not None:
+            self.memory_mb = _size_to_mb(self.memory)
+        if self.storage is not None:
+            self.storage_mb = _size_to_mb(self.storage)
+        return self
+
+
+class HarborTaskConfig(BaseModel):
+    """A Harbor ``task.toml``."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    version: str = "1.0"
+    metadata: dict[str, Any] = Field(default_factory=dict)
+    verifier: VerifierSection = Field(default_factory=VerifierSection)
+    agent: AgentSection = Field(default_factory=AgentSection)
+    solution: SolutionSection = Field(default_factory=SolutionSection)
+    environment: EnvironmentSection = Field(default_factory=EnvironmentSection)
+    source: str | None = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _schema_version(cls, data: Any) -> Any:
+        if isinstance(data, dict) and "schema_version" in data and "version" not in data:
+            data = {**data, "version": data["schema_version"]}
+        return data
+
+    @field_validator("version", mode="before")
+    @classmethod
+    def _version_text(cls, value: Any) -> Any:
+        return str(value) if isinstance(value, (int, float)) else value
+
+
+class SolutionCommand(BaseModel):
+    """One step of a Terminal-Bench ``solution.yaml``."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    command: str
+    min_timeout_sec: float = 30.0
+    block: bool = True
+    append_enter: bool = True
+
+
+class TerminalBenchTaskConfig(BaseModel):
+    """A Terminal-Bench ``task.yaml`` (the format before Harbor): the instruction lives in the file."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    instruction: str = Field(min_length=1)
+    author_name: str = "unknown"
+    author_email: str = "unknown"
+    difficulty: str = "unknown"
+    category: str = "software_engineering"
+    tags: list[str] = Field(default_factory=list)
+    parser_name: str = "pytest"
+    max_agent_timeout_sec: float = Field(default=360.0, gt=0)
+    max_test_timeout_sec: float = Field(default=60.0, gt=0)
+    run_tests_in_same_shell: bool = False
+
+    @model_validator(mode="before")
+    @classmethod
+    def _descriptions(cls, data: Any) -> Any:
+        # the first Terminal-Bench tasks listed instructions as `descriptions`, keyed; `base` is the one run
+        if isinstance(data, dict) and "instruction" not in data and isinstance(data.get("descriptions"), list):
+            texts = {d.get("key"): d.get("description") for d in data["descriptions"] if isinstance(d, dict)}
+            chosen = texts.get("base") if "base" in texts else next(iter(texts.values()), None)
+            if chosen is not None:
+                data = {**data, "instruction": chosen}
+        return data
+
+
+def _field_error(path: Path, exc: ValidationError) -> TaskConfigError:
+    error = exc.errors()[0]
+    field = ".".join(str(part) for part in error["loc"])
+    message = error["msg"]
+    if error["type"] not in ("missing",) and "input" in error and not isinstance(error["input"], (dict, list)):
+        message += f" (got {error['input']!r})"
+    where = f"field `{field}`" if field else "the file"
+    return TaskConfigError(f"{path}: {where}: {message}")
+
+
+def read_task_toml(path: Path) -> HarborTaskConfig:
+    """Parse a ``task.toml``; raises :class:`TaskConfigError` naming the file and the field."""
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:  # pragma: no cover - Python 3.10
+        import tomli as tomllib
+
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except tomllib.TOMLDecodeError as exc:
+        raise TaskConfigError(f"{path}: invalid TOML: {' '.join(str(exc).split())}") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise TaskConfigError(f"{path}: cannot read: {exc}") from None
+    try:
+        return HarborTaskConfig.model_validate(data)
+    except ValidationError as exc:
+        raise _field_error(path, exc) from None
+
+
+def read_task_yaml(path: Path) -> TerminalBenchTaskConfig:
+    """Parse a Terminal-Bench ``task.yaml``; raises :class:`TaskConfigError` naming the file and the field."""
+    import yaml
+
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark is not None else ""
+        reason = getattr(exc, "problem", None) or str(exc)
+        raise TaskConfigError(f"{path}: invalid YAML{where}: {' '.join(str(reason).split())}") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise TaskConfigError(f"{path}: cannot read: {exc}") from None
+    if not isinstance(data, dict):
+        raise TaskConfigError(f"{path}: expected a mapping of fields (instruction, max_agent_timeout_sec, ...)")
+    try:
+        return TerminalBenchTaskConfig.model_validate(data)
+    except ValidationError as exc:
+        raise _field_error(path, exc) from None
+
+
+def resolve_env(env: dict[str, str], where: str, environ: dict[str, str] | None = None) -> dict[str, str]:
+    """``env`` with ``${VAR}`` / ``${VAR:-default}`` taken from the host environment.
+
+    A variable that is unset and has no default raises :class:`TaskConfigError`
+    naming ``where`` (e.g. ``tasks/x/task.toml [verifier] env.API_KEY``).
+    """
+    source = os.environ if environ is None else environ
+    resolved: dict[str, str] = {}
+    for key, value in env.items():
+
+        def fill(match: re.Match[str], key: str = key) -> str:
+            name, default = match.group(1), match.group(2)
+            if name in source:
+                return source[name]
+            if default is not None:
+                return default
+            raise TaskConfigError(f"{where}.{key}: host environment variable {name} is not set (set it, or write ${{{name}:-default}})")
+
+        resolved[key] = _ENV_TEMPLATE.sub(fill, value)
+    return resolved

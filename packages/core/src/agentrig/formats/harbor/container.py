@@ -1,0 +1,159 @@
+"""Moving files in and out of a task's container through the Docker SDK (no ``docker cp`` binary).
+
+- :func:`put_directory` uploads a host directory to an absolute path in a
+  running container (``tests/`` to ``/tests`` after the agent, ``solution/`` to
+  ``/solution`` for the oracle), parents created, owned by the user commands run as.
+- :func:`make_directories` creates directories writable by everyone (``/logs/verifier``).
+- :func:`read_directory` reads the regular files under a container path
+  (the verifier's reward files and logs).
+- :func:`extract_image_directory` copies a directory of an image (its working
+  directory, e.g. ``/app``) to the host, where it seeds the task's workspace.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import shutil
+import tarfile
+import tempfile
+from pathlib import Path, PurePosixPath
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    import docker
+
+MAX_READ_BYTES = 8 * 1024 * 1024
+
+
+def _owner(user: str | None) -> tuple[int, int]:
+    """Numeric ``uid:gid`` of a runtime user ('' or a name: root)."""
+    if not user:
+        return 0, 0
+    uid, _, gid = user.partition(":")
+    try:
+        return int(uid), int(gid or uid)
+    except ValueError:
+        return 0, 0
+
+
+def _parents(tar: tarfile.TarFile, target: PurePosixPath, uid: int, gid: int, mode: int) -> None:
+    parts = target.parts[1:]
+    for depth in range(1, len(parts) + 1):
+        info = tarfile.TarInfo("/".join(parts[:depth]))
+        info.type, info.mode, info.uid, info.gid = tarfile.DIRTYPE, mode, uid, gid
+        info.mtime = 0
+        tar.addfile(info)
+
+
+def put_directory(container: Any, source: Path, target: str, *, user: str | None = None) -> None:
+    """Upload every file under ``source`` to ``target`` (absolute) in the running ``container``."""
+    path = PurePosixPath(target)
+    if not path.is_absolute() or path == PurePosixPath("/"):
+        raise ValueError(f"target {target!r} must be an absolute directory other than /")
+    uid, gid = _owner(user)
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w") as tar:
+        _parents(tar, path, uid, gid, 0o755)
+        prefix = "/".join(path.parts[1:])
+        for item in sorted(source.rglob("*")):
+            rel = item.relative_to(source).as_posix()
+            info = tar.gettarinfo(str(item), arcname=f"{prefix}/{rel}")
+            info.uid, info.gid, info.uname, info.gname = uid, gid, "", ""
+            if info.isfile():
+                with open(item, "rb") as handle:
+                    tar.addfile(info, handle)
+            else:
+                tar.addfile(info)
+    if not container.put_archive("/", buffer.getvalue()):
+        raise OSError(f"uploading {source} to {target} in container {container.name} failed")
+
+
+def make_directories(container: Any, *targets: str) -> None:
+    """Create ``targets`` (absolute) in the running ``container``, writable by every user."""
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w") as tar:
+        seen: set[str] = set()
+        for target in targets:
+            parts = PurePosixPath(target).parts[1:]
+            for depth in range(1, len(parts) + 1):
+                name = "/".join(parts[:depth])
+                if name in seen:
+                    continue
+                seen.add(name)
+                info = tarfile.TarInfo(name)
+                info.type, info.mode = tarfile.DIRTYPE, 0o777 if depth == len(parts) else 0o755
+                tar.addfile(info)
+    if not container.put_archive("/", buffer.getvalue()):
+        raise OSError(f"creating {', '.join(targets)} in container {container.name} failed")
+
+
+def read_directory(container: Any, path: str, *, limit: int = MAX_READ_BYTES) -> dict[str, bytes]:
+    """The regular files under ``path`` in ``container`` (relative name to content); ``{}`` when absent.
+
+    A file larger than ``limit`` keeps only its first ``limit`` bytes.
+    """
+    import docker.errors
+
+    try:
+        stream, _ = container.get_archive(path)
+    except docker.errors.NotFound:
+        return {}
+    with tempfile.TemporaryFile() as spool:
+        for block in stream:
+            spool.write(block)
+        spool.seek(0)
+        files: dict[str, bytes] = {}
+        with tarfile.open(fileobj=spool, mode="r:") as tar:
+            for member in tar:
+                if not member.isfile():
+                    continue
+                parts = PurePosixPath(member.name).parts
+                rel = "/".join(parts[1:]) if len(parts) > 1 else parts[0]
+                handle = tar.extractfile(member)
+                if handle is not None:
+                    files[rel] = handle.read(limit)
+        return files
+
+
+def extract_image_directory(client: docker.DockerClient, image: str, path: str, dest: Path) -> bool:
+    """Copy directory ``path`` of ``image`` into ``dest`` (created; its contents replaced).
+
+    Returns False (``dest`` left empty) when the image has no such directory.
+    The copy is made in a sibling temporary directory and renamed into place,
+    so a killed process never leaves a half-extracted ``dest``.
+    """
+    import docker.errors
+
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=f".{dest.name}.", dir=dest.parent))
+    container = client.containers.create(image, command=["true"], labels={"agentrig": "1"})
+    try:
+        try:
+            stream, _ = container.get_archive(path.rstrip("/") or "/")
+        except docker.errors.NotFound:
+            stream = None
+        if stream is not None:
+            with tempfile.TemporaryFile() as spool:
+                for block in stream:
+                    spool.write(block)
+                spool.seek(0)
+                with tarfile.open(fileobj=spool, mode="r:") as tar:
+                    members = []
+                    for member in tar.getmembers():
+                        parts = PurePosixPath(member.name).parts
+                        if len(parts) < 2 or member.isdev():
+                            continue  # the directory itself, devices
+                        member.name = "/".join(parts[1:])
+                        members.append(member)
+                    kwargs: dict[str, Any] = {"filter": "tar"} if hasattr(tarfile, "tar_filter") else {}
+                    tar.extractall(staging, members=members, **kwargs)
+    finally:
+        try:
+            container.remove(force=True)
+        except docker.errors.APIError:
+            pass
+    if dest.exists():
+        shutil.rmtree(dest)
+    os.replace(staging, dest)
+    return stream is not None

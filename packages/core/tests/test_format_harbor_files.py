@@ -1,0 +1,120 @@
+"""The Harbor format's files: task.toml / task.yaml models and their errors, reward files."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from agentrig.formats.harbor.config import (
+    TaskConfigError,
+    read_task_toml,
+    read_task_yaml,
+    resolve_env,
+)
+from agentrig.formats.harbor.reward import RewardError, parse_reward, parse_reward_json, parse_reward_text
+
+FIXTURES = Path(__file__).resolve().parents[3] / "tests" / "fixtures" / "harbor-tasks"
+
+
+def test_fixture_task_toml_fields() -> None:
+    config = read_task_toml(FIXTURES / "word-count" / "task.toml")
+    assert config.version == "1.0"
+    assert config.metadata["difficulty"] == "easy"
+    assert config.verifier.timeout_sec == 60.0 and config.verifier.env == {"EXPECTED_WORDS": "4"}
+    assert config.agent.timeout_sec == 120.0
+    env = config.environment
+    assert (env.build_timeout_sec, env.cpus, env.memory_mb, env.allow_internet, env.docker_image) == (300.0, 1, 512, False, None)
+
+
+def test_defaults_and_prebuilt_image() -> None:
+    config = read_task_toml(FIXTURES / "greeting" / "task.toml")
+    assert config.environment.docker_image == "agentrig-test/node:bookworm"
+    assert config.environment.memory_mb == 2048 and config.environment.cpus == 1
+    assert config.verifier.env == {} and config.solution.env == {}
+
+
+def test_deprecated_sizes_and_unknown_fields(tmp_path: Path) -> None:
+    path = tmp_path / "task.toml"
+    path.write_text('schema_version = "1.1"\n[environment]\nmemory = "4G"\nstorage = "512M"\nfuture_field = 1\n[newsection]\nx = 1\n')
+    config = read_task_toml(path)
+    assert config.version == "1.1"
+    assert (config.environment.memory_mb, config.environment.storage_mb) == (4096, 512)
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ('[environment]\ncpus = "two"\n', "field `environment.cpus`: Input should be a valid number"),
+        ("[verifier]\ntimeout_sec = -1\n", "field `verifier.timeout_sec`: Input should be greater than 0"),
+        ("[verifier]\nenv = { KEY = 3 }\n", "field `verifier.env.KEY`: Input should be a valid string"),
+        ('[environment]\nallow_internet = "maybe"\n', "field `environment.allow_internet`"),
+        ('[environment]\nmemory = "lots"\n', "field `environment`: Value error, invalid size 'lots'"),
+        ("[agent\ntimeout_sec = 1\n", "invalid TOML"),
+    ],
+)
+def test_malformed_task_toml_names_file_and_field(tmp_path: Path, text: str, expected: str) -> None:
+    path = tmp_path / "task.toml"
+    path.write_text(text)
+    with pytest.raises(TaskConfigError) as info:
+        read_task_toml(path)
+    message = str(info.value)
+    assert message.startswith(f"{path}: ") and expected in message and "\n" not in message
+
+
+def test_task_yaml_fixture_and_errors(tmp_path: Path) -> None:
+    config = read_task_yaml(FIXTURES / "tb-reverse" / "task.yaml")
+    assert config.instruction.startswith("Write `reversed.txt`")
+    assert (config.max_agent_timeout_sec, config.max_test_timeout_sec, config.parser_name) == (120.0, 60.0, "pytest")
+    path = tmp_path / "task.yaml"
+    path.write_text("descriptions:\n  - key: base\n    description: Do it.\n  - key: hard\n    description: Do more.\n")
+    assert read_task_yaml(path).instruction == "Do it."
+    path.write_text("author_email: a@b\n")
+    with pytest.raises(TaskConfigError, match=r"task\.yaml: field `instruction`: Field required"):
+        read_task_yaml(path)
+    path.write_text("instruction: x\nmax_test_timeout_sec: soon\n")
+    with pytest.raises(TaskConfigError, match=r"field `max_test_timeout_sec`: Input should be a valid number.*'soon'"):
+        read_task_yaml(path)
+    path.write_text("instruction: [unclosed\n")
+    with pytest.raises(TaskConfigError, match=r"task\.yaml: invalid YAML at line 2"):
+        read_task_yaml(path)
+
+
+def test_env_templates() -> None:
+    env = {"A": "${HOST_A}", "B": "x-${MISSING:-dflt}-y", "C": "plain"}
+    assert resolve_env(env, "t [verifier] env", {"HOST_A": "1"}) == {"A": "1", "B": "x-dflt-y", "C": "plain"}
+    with pytest.raises(TaskConfigError, match=r"t \[verifier\] env\.A: host environment variable HOST_A is not set"):
+        resolve_env({"A": "${HOST_A}"}, "t [verifier] env", {})
+
+
+def test_reward_text() -> None:
+    assert parse_reward_text(b"1\n").score == 1.0
+    assert parse_reward_text(b" 0.25 ").rewards == {"reward": 0.25}
+    with pytest.raises(RewardError, match=r"reward\.txt holds 'passed', not a number"):
+        parse_reward_text(b"passed\n")
+    with pytest.raises(RewardError, match=r"reward\.txt is empty"):
+        parse_reward_text(b"\n")
+    with pytest.raises(RewardError, match="not a finite number"):
+        parse_reward_text(b"nan")
+
+
+def test_reward_json() -> None:
+    reward = parse_reward_json(b'{"reward": 0.5, "accuracy": 0.9, "note": "x", "flag": true}')
+    assert reward.score == 0.5 and reward.rewards == {"reward": 0.5, "accuracy": 0.9}
+    assert parse_reward_json(b'{"accuracy": 0.75}').score == 0.75
+    with pytest.raises(RewardError, match=r"several metrics \(a, b\) and no 'reward' key"):
+        parse_reward_json(b'{"a": 1, "b": 0}')
+    with pytest.raises(RewardError, match="not valid JSON"):
+        parse_reward_json(b"{reward: 1}")
+    with pytest.raises(RewardError, match="must hold a JSON object"):
+        parse_reward_json(b"[1]")
+    with pytest.raises(RewardError, match="no numeric metric"):
+        parse_reward_json(b'{"reward": "high"}')
+
+
+def test_reward_file_precedence() -> None:
+    both = {"reward.txt": b"0", "reward.json": b'{"reward": 1}'}
+    assert parse_reward(both).source == "reward.txt" and parse_reward(both).score == 0.0
+    assert parse_reward({"reward.json": b'{"reward": 1}', "test-stdout.txt": b"x"}).source == "reward.json"
+    with pytest.raises(RewardError, match=r"wrote no reward: neither /logs/verifier/reward\.txt nor /logs/verifier/reward\.json"):
+        parse_reward({"test-stdout.txt": b"x"})
