@@ -118,3 +118,13 @@ def test_reward_file_precedence() -> None:
     assert parse_reward({"reward.json": b'{"reward": 1}', "test-stdout.txt": b"x"}).source == "reward.json"
     with pytest.raises(RewardError, match=r"wrote no reward: neither /logs/verifier/reward\.txt nor /logs/verifier/reward\.json"):
         parse_reward({"test-stdout.txt": b"x"})
+
+
+def test_base_images_of_a_dockerfile() -> None:
+    from agentrig.formats.harbor.image import base_images
+
+    text = (
+        "ARG V=1\nFROM --platform=linux/amd64 python:3.12 AS build\nRUN x\n"
+        "from build\nFROM scratch\nFROM debian:${V}\nFROM agentrig-test/busybox:latest as final\n"
+    )
+    assert base_images(text) == ["python:3.12", "agentrig-test/busybox:latest"]

@@ -33,6 +33,7 @@ LABEL_TASK = "agentrig.task"
 TAG_REPOSITORY = "agentrig-task"
 _TAG_CHARS = re.compile(r"[^a-z0-9_.-]+")
 _IGNORED = {".git", "__pycache__", ".DS_Store"}
+_FROM = re.compile(r"^\s*FROM\s+(?:--\S+\s+)*(\S+)(?:\s+AS\s+(\S+))?\s*$", re.IGNORECASE)
 
 
 class TaskImage(BaseModel):
@@ -90,6 +91,36 @@ def describe_image(client: docker.DockerClient, tag: str) -> TaskImage:
         ) from None
 
 
+def base_images(dockerfile: str) -> list[str]:
+    """The images a Dockerfile's ``FROM`` lines name (not ``scratch``, earlier stages or ``$ARG`` names)."""
+    stages: set[str] = set()
+    images: list[str] = []
+    for line in dockerfile.splitlines():
+        match = _FROM.match(line)
+        if match is None:
+            continue
+        image, stage = match.group(1), match.group(2)
+        if image.lower() != "scratch" and image.lower() not in stages and "$" not in image and image not in images:
+            images.append(image)
+        if stage:
+            stages.add(stage.lower())
+    return images
+
+
+def _check_bases(client: docker.DockerClient, task: str, dockerfile: Path) -> None:
+    # the classic builder would try a registry for a missing base even with pull=False
+    import docker.errors
+
+    for image in base_images(dockerfile.read_text(encoding="utf-8", errors="replace")):
+        try:
+            client.images.get(image)
+        except docker.errors.ImageNotFound:
+            raise ImageNotFoundError(
+                f"base image '{image}' of task '{task}' ({dockerfile}) is not present locally and agentrig never pulls: "
+                f"build or load it (`docker build -t {image} .` / `docker load -i FILE`), then retry"
+            ) from None
+
+
 def _build_network(client: docker.DockerClient) -> str | None:
     # a daemon started with --bridge=none has no default network for RUN steps
     return None if client.networks.list(names=["bridge"]) else "host"
@@ -122,6 +153,7 @@ def build_task_image(
             return _describe(client, tag, False)
     except docker.errors.ImageNotFound:
         pass
+    _check_bases(client, task, dockerfile)
     if on_build is not None:
         on_build(tag)
     try:
@@ -147,10 +179,6 @@ def build_task_image(
             if "error" in chunk:
                 detail = " ".join(str(chunk.get("errorDetail", {}).get("message") or chunk["error"]).split())
                 tail = " | ".join(last_lines[-3:])
-                if "pull access denied" in detail or "not found" in detail and "manifest" in detail:
-                    raise ImageNotFoundError(
-                        f"{where} failed: its base image is not present locally and agentrig never pulls ({detail})"
-                    )
                 raise ImageBuildError(f"{where} failed: {detail}" + (f" (last output: {tail})" if tail else ""))
             text = str(chunk.get("stream", "")).strip()
             if text:
