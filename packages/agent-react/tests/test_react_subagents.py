@@ -46,13 +46,19 @@ def test_delegation_confinement_and_usage(
 
     assert result.stop_reason == "submitted" and not result.had_error
     workspace = session.workspace.path
-    assert (workspace / "subagents/helper/notes.txt").read_text() == "hi"
-    assert not (workspace / "subagents/escape.txt").exists() and not (workspace / "escape.txt").exists()
+    assert (workspace / "subagents/helper/001/notes.txt").read_text() == "hi"
+    assert not (workspace / "subagents/helper/escape.txt").exists() and not (workspace / "escape.txt").exists()
     # The subagent's own conversation: confined paths refused, commands start in its directory.
     sub_requests = [json.dumps(r.body) for r in server.model_requests[1:6]]
     assert "outside the workspace" in sub_requests[2] and "outside the workspace" in sub_requests[3]
-    assert "subagents/helper" in sub_requests[4]
-    assert "Get notes written." not in sub_requests[0]  # its own memory, not the parent's
+    assert "subagents/helper/001" in sub_requests[4]
+    # Its own memory: a system prompt and one message, the task then the delegation context.
+    first = server.model_requests[1].body
+    user_texts = [m for m in first["messages"] if m["role"] == "user"]
+    assert len(user_texts) == 1
+    text = json.dumps(user_texts[0]["content"])
+    assert text.index("Write notes.txt saying hi.") < text.index("## Delegation context")
+    assert "task: Get notes written." in text  # the parent's task, as one compressed recent event
     # The parent sees how it ended; usage adds up: 2 parent calls + 5 subagent calls.
     delegated = next(s for s in steps if isinstance(s, ToolUseStep) and s.tool == "helper")
     assert not delegated.is_error and "notes written" in (delegated.result or "") and "notes.txt" in (delegated.result or "")
@@ -77,6 +83,13 @@ def test_subagent_failure_is_a_tool_result(server: FakeModelServer, provider: st
     assert failure.is_error
     assert failure.content.startswith("subagent helper failed: ")
     assert "Traceback" not in failure.content and len(failure.content.splitlines()) == 1
+    # One tool result, marked unavailable in its structured metadata (never shown to the model).
+    (step,) = [s for s in agent._trajectory if isinstance(s, ToolUseStep)][:1]
+    assert step.tool == "helper" and step.is_error
+    assert step.metadata is not None and step.metadata["status"] == "unavailable"
+    assert step.metadata["subagent"] == "helper" and step.metadata["call"] == 1
+    assert "bad key for the helper" in step.metadata["reason"] and "\n" not in step.metadata["reason"]
+    assert "unavailable" not in failure.content and "metadata" not in json.dumps(server.model_requests[-1].body)
 
 
 def test_subagent_with_its_own_input_model(

@@ -132,3 +132,32 @@ def test_spec_import_paths_are_validated():
         agentrig.AgentSpec(name="x", config="no colon here", agent="a:b")
     with pytest.raises(PluginError):
         raise PluginError("x")
+
+
+class SubagentObserver:
+    """Asks for subagent steps through ``agentrig_subagent_step``."""
+
+    def __init__(self) -> None:
+        self.calls: list[tuple[str, str, str]] = []
+
+    @agentrig.hookimpl
+    def agentrig_subagent_step(self, parent, agent, step):
+        self.calls.append((parent.agent_name, agent.problem_name, step.kind))
+
+
+def test_subagent_steps_reach_only_the_subagent_hook(plugin_registry):
+    recorder, observer = Recorder(), SubagentObserver()
+    agentrig.plugins.register(recorder, name="recorder")
+    agentrig.plugins.register(observer, name="observer")
+    parent = SteppingAgent(agentrig.AgentCostLimits(), steps_per_run=1)
+    child = SteppingAgent(agentrig.AgentCostLimits(), steps_per_run=1)
+    child.problem_name = "demo/helper"
+    child.parent_agent = parent
+    own: list[str] = []
+    child.add_step_listener(lambda step: own.append(step.kind))
+    child.run_checkpoint("sub task")
+    parent.run_checkpoint("task")
+    # The global step hook sees only the parent; the child's listeners still get everything.
+    assert recorder.calls == [("agentrig_step", "user"), ("agentrig_step", "agent_text")]
+    assert observer.calls == [("counting", "demo/helper", "user"), ("counting", "demo/helper", "agent_text")]
+    assert own == ["user", "agent_text"]

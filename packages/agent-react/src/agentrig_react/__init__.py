@@ -23,6 +23,12 @@ _EXPORTS: dict[str, str] = {
     "tool": "agentrig_react.registry",
     "ToolContext": "agentrig_react.context",
     "ToolError": "agentrig_react.context",
+    "DelegationConfig": "agentrig_react.delegation",
+    "DelegationContext": "agentrig_react.delegation",
+    "ConfinementError": "agentrig_react.confinement",
+    "probe_input_model": "agentrig_react.subagents",
+    "parse_json_reply": "agentrig_react.json_reply",
+    "JSONReplyError": "agentrig_react.json_reply",
 }
 
 __all__ = ["__version__", *_EXPORTS]
@@ -40,6 +46,9 @@ def __getattr__(name: str) -> Any:
 if TYPE_CHECKING:
     from agentrig_react.agent import ReactAgent
     from agentrig_react.config import ReactConfig, SubagentConfig
+    from agentrig_react.confinement import ConfinementError
     from agentrig_react.context import ToolContext, ToolError
+    from agentrig_react.delegation import DelegationConfig, DelegationContext
+    from agentrig_react.json_reply import JSONReplyError, parse_json_reply
     from agentrig_react.registry import Tool, ToolOutput, ToolRegistry, tool
-    from agentrig_react.subagents import DelegateInput, SubagentTool
+    from agentrig_react.subagents import DelegateInput, SubagentTool, probe_input_model

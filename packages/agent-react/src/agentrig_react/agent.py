@@ -33,7 +33,7 @@ from agentrig_react.context import ToolContext
 from agentrig_react.json_repair import JSONRepairError, loads_lenient
 from agentrig_react.loop_detection import RepeatDetector, RepeatVerdict
 from agentrig_react.registry import Tool, ToolDefinitionError, ToolOutput, ToolRegistry
-from agentrig_react.subagents import SubagentRun, SubagentTool
+from agentrig_react.subagents import DelegateInput, SubagentRun, SubagentTool
 from agentrig_react.text_calls import ToolCallParseError, parse_tool_calls
 
 if TYPE_CHECKING:
@@ -91,6 +91,7 @@ class ReactAgent(Agent):
         self.submission: str | None = None
         self.subagent_runs: list[SubagentRun] = []
         self._subagents: list[SubagentTool] = []
+        self._python_tools: list[str] = []
         self._trajectory: list[TrajectoryStep] = []
         self._responses: list[ChatResponse] = []
         self._repeats = RepeatDetector(config.max_consecutive_repeats)
@@ -119,23 +120,41 @@ class ReactAgent(Agent):
     # -- tools --------------------------------------------------------------
 
     def add_tool(self, tool: Tool) -> None:
-        """Offer another tool (before :meth:`setup`)."""
+        """Offer another tool (before :meth:`setup`); it is offered even when ``tools`` lists others."""
         self.registry.add(tool)
+        self._python_tools.append(tool.name)
 
     def add_subagent(self, subagent: SubagentTool) -> None:
         """Offer an agent as a tool (before :meth:`setup`)."""
         subagent.on_finish = self._subagent_finished
+        subagent.parent = self
+        subagent.parent_steps = lambda: list(self._trajectory)
         self._subagents.append(subagent)
         self.registry.add(subagent.as_tool())
 
     def _subagent_from_config(self, sub: SubagentConfig) -> SubagentTool:
         from agentrig.plugins import get_agent_config_cls
 
+        where = f"react config: subagents '{sub.name}'"
         try:
             config_cls = get_agent_config_cls(sub.agent["type"])
-            sub_config = config_cls.model_validate(sub.agent)
         except Exception as exc:
-            raise AgentSetupError(f"react config: subagents '{sub.name}': {_one_line(exc)}") from None
+            raise AgentSetupError(f"{where}: {_one_line(exc)}") from None
+        agent_config = dict(sub.agent)
+        if sub.tools is not None:
+            if "tools" not in config_cls.model_fields:
+                raise AgentSetupError(f"{where}: tools: agent type '{sub.agent['type']}' takes no tool allow-list")
+            agent_config["tools"] = sub.tools
+        try:
+            sub_config = config_cls.model_validate(agent_config)
+        except Exception as exc:
+            raise AgentSetupError(f"{where}: {_one_line(exc)}") from None
+        input_model: Any = DelegateInput
+        if sub.input is not None:
+            try:
+                input_model = _import_object(sub.input)
+            except Exception as exc:
+                raise AgentSetupError(f"{where}: input: cannot import '{sub.input}': {_one_line(exc)}") from None
 
         def build() -> Agent:
             return Agent.from_config(
@@ -149,7 +168,21 @@ class ReactAgent(Agent):
                 self.thinking_max_tokens,
             )
 
-        return SubagentTool(sub.name, sub.description, build, subdirectory=sub.subdirectory)
+        try:
+            made = SubagentTool(
+                sub.name,
+                sub.description,
+                build,
+                input_model=input_model,
+                subdirectory=sub.subdirectory,
+                confine=sub.confine,
+                isolation=sub.isolation,
+                context=sub.context,
+            )
+        except ToolDefinitionError as exc:
+            raise AgentSetupError(f"{where}: {exc}") from None
+        made.tools = sub.tools
+        return made
 
     def _subagent_finished(self, run: SubagentRun) -> None:
         with self._usage_lock:
@@ -161,10 +194,19 @@ class ReactAgent(Agent):
 
     def setup(self, session: Session) -> None:
         """Connect the model client, build the tools and their context over ``session``."""
+        from agentrig_react.confinement import ConfinementError
+
         self.session = session
         for sub in self.config.subagents:
             self.add_subagent(self._subagent_from_config(sub))
+        for subagent in self._subagents:
+            try:
+                subagent.check(session)
+            except ConfinementError as exc:
+                raise AgentSetupError(f"react config: subagents '{subagent.name}': {exc}") from None
         try:
+            if self.config.tools is not None:
+                self.registry.keep(self.config.tools, also=self._python_tools)
             self.registry.override_descriptions(self.config.description_overrides)
         except ToolDefinitionError as exc:
             raise AgentSetupError(f"react config: {exc}") from None
@@ -442,6 +484,7 @@ class ReactAgent(Agent):
                         is_error=output.is_error,
                         exit_code=output.exit_code,
                         elapsed=output.elapsed,
+                        metadata=output.metadata,
                     )
                 )
             if native:
@@ -597,6 +640,15 @@ def _write_lines(path: Path, lines: list[str]) -> None:
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+def _import_object(path: str) -> Any:
+    import importlib
+
+    module, _, name = path.partition(":")
+    if not module or not name:
+        raise ValueError("expected 'package.module:Name'")
+    return getattr(importlib.import_module(module), name)
 
 
 def _one_line(exc: BaseException) -> str:

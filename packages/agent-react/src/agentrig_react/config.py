@@ -8,6 +8,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from agentrig import AgentConfigBase
+from agentrig_react.delegation import DelegationConfig
 
 #: The built-in tools, in the order they are offered.
 BUILTIN_TOOL_NAMES: tuple[str, ...] = ("bash", "read_file", "write_file", "edit_file", "list_dir", "submit")
@@ -16,10 +17,11 @@ BUILTIN_TOOL_NAMES: tuple[str, ...] = ("bash", "read_file", "write_file", "edit_
 class SubagentConfig(BaseModel):
     """Another agentrig agent offered to the react agent as a tool.
 
-    The tool takes one argument, ``task``; each call runs a fresh agent of
-    ``agent['type']`` (any installed agent type) on it, with the parent's
-    model, in ``directory`` (a subdirectory of the workspace, created on
-    first use), and returns how it ended.
+    The tool takes ``task`` (and optional ``paths`` to share), or the fields
+    of the ``input`` model; each call runs a fresh agent of ``agent['type']``
+    (any installed agent type) on it, with the parent's model, in a directory
+    of its own under ``directory`` (created on use), its commands confined to
+    it, and returns how it ended.
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -29,6 +31,26 @@ class SubagentConfig(BaseModel):
     agent: dict[str, Any] = Field(description="The subagent's config; 'type' names the agent type.")
     directory: str | None = Field(
         default=None, description="Workspace subdirectory the subagent is confined to (default: subagents/NAME)."
+    )
+
+    tools: list[str] | None = Field(
+        default=None,
+        description="The only tools the subagent gets (its agent type must take a 'tools' allow-list); default: all.",
+    )
+    confine: Literal["strict", "best_effort"] = Field(
+        default="strict",
+        description="strict: refuse to run unless commands can be confined to the directory (container or Landlock); "
+        "best_effort: fall back to starting commands in it.",
+    )
+    isolation: Literal["per_call", "shared"] = Field(
+        default="per_call",
+        description="per_call: each call gets DIRECTORY/NNN (parallel calls never share); shared: calls run one at a time in DIRECTORY.",
+    )
+    context: DelegationConfig = Field(
+        default_factory=DelegationConfig, description="What the parent passes beside the input (recent steps, paths, flags, preview)."
+    )
+    input: str | None = Field(
+        default=None, description="Import path ('package.module:Model') of the tool's pydantic input model; default: task."
     )
 
     @field_validator("agent")
@@ -85,6 +107,10 @@ class ReactConfig(AgentConfigBase):
     command_timeout: float = Field(default=120.0, gt=0, description="Seconds before a bash tool call is killed.")
     max_output_chars: int = Field(default=20_000, ge=200, description="Tool output kept (head and tail) per call.")
     description_overrides: dict[str, str] = Field(default_factory=dict, description="Tool name to replacement description.")
+    tools: list[str] | None = Field(
+        default=None,
+        description="The only tools offered (built-in or subagent names); default: all. Tools added from Python stay.",
+    )
     subagents: list[SubagentConfig] = Field(default_factory=list, description="Agents offered as tools.")
     base_url: str | None = Field(default=None, description="Model endpoint; overrides the provider's env var.")
     model_options: dict[str, Any] = Field(
@@ -100,6 +126,11 @@ class ReactConfig(AgentConfigBase):
             if sub.name in names:
                 raise ValueError(f"subagents: the name '{sub.name}' is already a tool's; choose another")
             names.append(sub.name)
+        if self.tools is not None:
+            unknown = [name for name in self.tools if name not in names]
+            if unknown:
+                raise ValueError(f"tools: unknown tool(s) {', '.join(unknown)} (tools: {', '.join(names)})")
+            names = [name for name in names if name in self.tools]
         unknown = sorted(set(self.description_overrides) - set(names))
         if unknown:
             raise ValueError(

@@ -34,7 +34,9 @@ class ToolOutput(BaseModel):
     """What one tool call produced, as the model will see it.
 
     ``submitted`` marks the call that ends the run (the ``submit`` tool);
-    ``exit_code`` is set by tools that run commands.
+    ``exit_code`` is set by tools that run commands; ``metadata`` carries
+    structured facts beyond the text (recorded in the ``ToolUseStep``, never
+    shown to the model), e.g. ``{"status": "unavailable"}`` from a failed subagent.
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -44,6 +46,7 @@ class ToolOutput(BaseModel):
     exit_code: int | None = None
     submitted: bool = False
     elapsed: float = 0.0
+    metadata: dict[str, Any] | None = None
 
 
 ToolHandler = Callable[[ToolContext, BaseModel], "ToolOutput | str"]
@@ -236,6 +239,16 @@ class ToolRegistry:
                 f" (tools: {', '.join(self._tools)})"
             )
         self._descriptions.update(overrides)
+
+    def keep(self, names: Iterable[str], *, also: Iterable[str] = ()) -> None:
+        """Offer only the tools ``names`` (and ``also``), in registration order; an unknown name is an error."""
+        wanted = set(names)
+        unknown = sorted(wanted - set(self._tools))
+        if unknown:
+            raise ToolDefinitionError(f"tools: unknown tool(s) {', '.join(unknown)} (tools: {', '.join(self._tools)})")
+        wanted |= set(also)
+        self._tools = {name: item for name, item in self._tools.items() if name in wanted}
+        self._descriptions = {name: text for name, text in self._descriptions.items() if name in wanted}
 
     def __contains__(self, name: object) -> bool:
         return name in self._tools

@@ -119,6 +119,8 @@ class Agent(ABC):
         self.stop_reason: str | None = None
         self.log = logging.getLogger(f"agentrig.agent.{agent_name}.{problem_name}")
         self._step_listeners: list[StepListener] = []
+        self.parent_agent: Agent | None = None
+        """The agent that runs this one as a tool (a subagent), or ``None``."""
 
     # -- construction -------------------------------------------------------
 
@@ -209,12 +211,19 @@ class Agent(ABC):
         self._step_listeners.append(listener)
 
     def emit_step(self, step: TrajectoryStep) -> None:
-        """Report one trajectory step as it happens: to listeners and the ``agentrig_step`` hook."""
+        """Report one trajectory step as it happens: to listeners and the ``agentrig_step`` hook.
+
+        A subagent's steps (``parent_agent`` set) go to the ``agentrig_subagent_step``
+        hook instead: observers of a run see them only when they ask for them.
+        """
         for listener in self._step_listeners:
             listener(step)
         from agentrig.plugins import fire_hook
 
-        fire_hook("agentrig_step", agent=self, step=step)
+        if self.parent_agent is None:
+            fire_hook("agentrig_step", agent=self, step=step)
+        else:
+            fire_hook("agentrig_subagent_step", parent=self.parent_agent, agent=self, step=step)
 
     # -- checkpoints --------------------------------------------------------
 

@@ -75,6 +75,15 @@ def agentrig_step(agent: Agent, step: TrajectoryStep) -> None:
 
 
 @hookspec
+def agentrig_subagent_step(parent: Agent, agent: Agent, step: TrajectoryStep) -> None:
+    """Called once per trajectory step of a subagent (an agent ``parent`` runs as a tool), as it happens.
+
+    These steps never reach ``agentrig_step``: an observer sees them only by
+    implementing this hook. ``agent.parent_agent`` is ``parent``.
+    """
+
+
+@hookspec
 def agentrig_checkpoint_end(agent: Agent, checkpoint: Checkpoint, result: CheckpointInferenceResult) -> None:
     """Called after the agent ran ``checkpoint``, with its :class:`agentrig.CheckpointInferenceResult`."""
 

@@ -46,7 +46,12 @@ class ThinkingStep(_Step):
 
 
 class ToolUseStep(_Step):
-    """A tool call and, once it ran, its result."""
+    """A tool call and, once it ran, its result.
+
+    ``metadata`` holds structured facts about the result beyond its text (for
+    example ``{"status": "unavailable", "reason": ...}`` when a subagent tool
+    failed); ``None`` when there are none.
+    """
 
     kind: Literal["tool_use"] = "tool_use"
     tool: str
@@ -56,6 +61,7 @@ class ToolUseStep(_Step):
     is_error: bool = False
     exit_code: int | None = None
     elapsed: float | None = None
+    metadata: dict[str, Any] | None = None
 
 
 class ErrorStep(_Step):

@@ -1,0 +1,149 @@
+"""Delegation context: what a parent agent passes to a subagent beside the task input.
+
+Four parts, each optional, shown to the subagent in its first message after
+the task (see :meth:`DelegationContext.render`):
+
+- **recent events**: the parent's last ``recent_steps`` trajectory steps, one
+  line each (model calls and thinking left out; long text cut);
+- **workspace pointers**: workspace paths the subagent should look at, copied
+  into its directory under ``shared/`` before it starts (it is confined to
+  that directory and could not reach them otherwise);
+- **safety flags**: how the subagent is confined, which tools it has, and the
+  statements of the config's ``safety_flags``;
+- **preview**: the parent's latest text (what it wrote when it delegated).
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from collections.abc import Iterable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+if TYPE_CHECKING:
+    from agentrig.trajectory import TrajectoryStep
+
+#: Where workspace pointers are copied, inside the subagent's directory.
+SHARED_DIRECTORY = "shared"
+
+
+class DelegationConfig(BaseModel):
+    """What a subagent tool passes beside its input (the ``context`` of a subagent's config)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    recent_steps: int = Field(default=5, ge=0, description="Parent steps passed, one line each (0: none).")
+    paths: list[str] = Field(
+        default_factory=list,
+        description="Workspace paths (relative to the parent's workspace) copied into the subagent's shared/ directory.",
+    )
+    safety_flags: list[str] = Field(default_factory=list, description="Rules stated to the subagent, one per line.")
+    preview: bool = Field(default=True, description="Pass the parent's latest text as a preview.")
+    max_event_chars: int = Field(default=200, ge=40, description="Characters kept of each recent event.")
+
+
+class DelegationContext(BaseModel):
+    """The delegation context of one subagent call, as recorded and as the subagent sees it."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    recent_events: list[str] = Field(default_factory=list)
+    workspace_pointers: list[str] = Field(default_factory=list)
+    safety_flags: list[str] = Field(default_factory=list)
+    preview: str | None = None
+
+    def render(self, task: str) -> str:
+        """The subagent's first message: the task, then each non-empty part of the context."""
+        parts = [task.rstrip()]
+        if self.recent_events:
+            parts.append("Recent events of the delegating agent (oldest first):\n" + _bullets(self.recent_events))
+        if self.workspace_pointers:
+            parts.append(
+                "Files to look at (copied from the delegating agent's workspace into your directory):\n"
+                + _bullets(self.workspace_pointers)
+            )
+        if self.safety_flags:
+            parts.append("Safety flags:\n" + _bullets(self.safety_flags))
+        if self.preview:
+            parts.append(f"Preview from the delegating agent:\n{self.preview}")
+        if len(parts) == 1:
+            return parts[0]
+        return parts[0] + "\n\n## Delegation context\n\n" + "\n\n".join(parts[1:])
+
+
+def _bullets(lines: Iterable[str]) -> str:
+    return "\n".join(f"- {line}" for line in lines)
+
+
+def _cut(text: str, limit: int) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= limit else flat[: limit - 3] + "..."
+
+
+def compress_step(step: TrajectoryStep, limit: int = 200) -> str | None:
+    """One line saying what ``step`` was, or ``None`` for steps not worth passing on (model calls, thinking)."""
+    kind = step.kind
+    if kind == "user":
+        return "task: " + _cut(step.content, limit)  # type: ignore[union-attr]
+    if kind == "agent_text":
+        return "wrote: " + _cut(step.content, limit)  # type: ignore[union-attr]
+    if kind == "error":
+        return f"error ({step.error_type or 'error'}): " + _cut(step.message, limit)  # type: ignore[union-attr]
+    if kind == "tool_use":
+        arguments: Any = step.arguments  # type: ignore[union-attr]
+        args = arguments if isinstance(arguments, str) else json.dumps(arguments, ensure_ascii=False)
+        outcome = "failed" if step.is_error else "ok"  # type: ignore[union-attr]
+        if step.exit_code is not None:  # type: ignore[union-attr]
+            outcome = f"exit {step.exit_code}"  # type: ignore[union-attr]
+        result = _cut(step.result or "", max(20, limit // 2))  # type: ignore[union-attr]
+        return _cut(f"called {step.tool} {args} -> {outcome}: {result}", limit)  # type: ignore[union-attr]
+    return None
+
+
+def recent_events(steps: list[TrajectoryStep], count: int, limit: int = 200) -> list[str]:
+    """The last ``count`` informative steps of ``steps``, compressed to one line each."""
+    if count <= 0:
+        return []
+    lines = [line for line in (compress_step(step, limit) for step in steps) if line is not None]
+    return lines[-count:]
+
+
+def latest_text(steps: list[TrajectoryStep], limit: int = 1000) -> str | None:
+    """The most recent text the agent wrote, cut to ``limit`` characters."""
+    for step in reversed(steps):
+        if step.kind == "agent_text" and step.content.strip():  # type: ignore[union-attr]
+            text = step.content.strip()  # type: ignore[union-attr]
+            return text if len(text) <= limit else text[: limit - 3] + "..."
+    return None
+
+
+def share_paths(parent_root: Path, paths: Iterable[str], directory: Path) -> list[str]:
+    """Copy ``paths`` (relative to ``parent_root``) into ``directory/shared/``; the pointers as the subagent sees them.
+
+    A path that leaves ``parent_root`` (after symlinks) raises ``ValueError``;
+    a missing one is listed as missing.
+    """
+    root = parent_root.resolve()
+    pointers: list[str] = []
+    for raw in dict.fromkeys(paths):
+        source = (root / raw.strip()).resolve()
+        if source != root and root not in source.parents:
+            raise ValueError(f"shared path '{raw}' is outside the workspace")
+        relative = source.relative_to(root).as_posix()
+        if relative == ".":
+            raise ValueError("the whole workspace cannot be shared: name files or subdirectories")
+        target = directory / SHARED_DIRECTORY / relative
+        if not source.exists():
+            pointers.append(f"{SHARED_DIRECTORY}/{relative} (missing in the workspace: not copied)")
+            continue
+        target.parent.mkdir(parents=True, exist_ok=True)
+        if source.is_dir():
+            # links stay links: copying what they point at could bring in files from outside the workspace
+            shutil.copytree(source, target, symlinks=True, dirs_exist_ok=True)
+        else:
+            shutil.copy2(source, target)
+        pointers.append(f"{SHARED_DIRECTORY}/{relative}" + ("/" if source.is_dir() else ""))
+    return pointers

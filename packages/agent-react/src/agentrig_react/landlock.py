@@ -1,0 +1,146 @@
+"""Landlock (Linux >= 5.13) through ctypes: confine a command's file access to one directory.
+
+This file is self-contained (standard library only) on purpose: it is also run
+as the launcher of every confined command, ``python -I -S -c <this file's text>
+SPEC -- ARGV...``, which restricts itself and then ``exec``s ``ARGV``. The
+restriction is the kernel's, needs no privilege, is inherited by every
+descendant and cannot be lifted: the command can read, write and run files only
+beneath the ``rw`` directories, read and run files beneath the ``ro`` ones, and
+(Landlock ABI >= 6) cannot signal processes outside its domain.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import json
+import os
+import sys
+
+_SYS_CREATE_RULESET = 444  # the same on every architecture (syscalls added after 5.1)
+_SYS_ADD_RULE = 445
+_SYS_RESTRICT_SELF = 446
+_CREATE_RULESET_VERSION = 1
+_RULE_PATH_BENEATH = 1
+_PR_SET_NO_NEW_PRIVS = 38
+
+_EXECUTE = 1 << 0
+_WRITE_FILE = 1 << 1
+_READ_FILE = 1 << 2
+_READ_DIR = 1 << 3
+_REFER = 1 << 13
+_TRUNCATE = 1 << 14
+_IOCTL_DEV = 1 << 15
+_SCOPE_SIGNAL = 1 << 1
+
+
+def _handled_fs(abi: int) -> int:
+    """Every filesystem right the kernel's ABI knows: all of them are denied unless a rule allows them."""
+    rights = (1 << 13) - 1  # EXECUTE .. MAKE_SYM (ABI 1)
+    if abi >= 2:
+        rights |= _REFER
+    if abi >= 3:
+        rights |= _TRUNCATE
+    if abi >= 5:
+        rights |= _IOCTL_DEV
+    return rights
+
+
+def _libc() -> ctypes.CDLL:
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.syscall.restype = ctypes.c_long
+    return libc
+
+
+def abi() -> int:
+    """The kernel's Landlock ABI version; 0 when Landlock is missing or disabled."""
+    if not sys.platform.startswith("linux"):
+        return 0
+    try:
+        version = _libc().syscall(_SYS_CREATE_RULESET, None, ctypes.c_size_t(0), ctypes.c_uint32(_CREATE_RULESET_VERSION))
+    except (OSError, AttributeError):
+        return 0
+    return max(0, int(version))
+
+
+class _RulesetAttr(ctypes.Structure):
+    _fields_ = [("handled_access_fs", ctypes.c_uint64), ("handled_access_net", ctypes.c_uint64), ("scoped", ctypes.c_uint64)]
+
+
+class _PathBeneathAttr(ctypes.Structure):
+    _pack_ = 1
+    _fields_ = [("allowed_access", ctypes.c_uint64), ("parent_fd", ctypes.c_int32)]
+
+
+def restrict(rw: list[str], ro: list[str], devices: list[str]) -> int:
+    """Restrict this process (and what it starts) to ``rw`` (everything), ``ro`` (read, run) and
+    ``devices`` (read, write existing files); returns the ABI used. Raises ``OSError`` on failure."""
+    version = abi()
+    if version < 1:
+        raise OSError("Landlock is not available in this kernel")
+    libc = _libc()
+    handled = _handled_fs(version)
+    attr = _RulesetAttr(handled, 0, _SCOPE_SIGNAL if version >= 6 else 0)
+    size = 24 if version >= 6 else 16 if version >= 4 else 8
+    ruleset = libc.syscall(_SYS_CREATE_RULESET, ctypes.byref(attr), ctypes.c_size_t(size), ctypes.c_uint32(0))
+    if ruleset < 0:
+        raise OSError(ctypes.get_errno(), f"landlock_create_ruleset: {os.strerror(ctypes.get_errno())}")
+    read_run = (_EXECUTE | _READ_FILE | _READ_DIR) & handled
+    device = (_READ_FILE | _READ_DIR | _WRITE_FILE | _TRUNCATE | _IOCTL_DEV) & handled
+    try:
+        for paths, access in ((rw, handled), (ro, read_run), (devices, device)):
+            for path in paths:
+                try:
+                    fd = os.open(path, os.O_PATH | os.O_CLOEXEC)
+                except OSError:
+                    continue  # a system directory this machine does not have
+                try:
+                    # a rule on a file may only carry file rights
+                    allowed = access if os.path.isdir(path) else access & (_EXECUTE | _WRITE_FILE | _READ_FILE | _TRUNCATE | _IOCTL_DEV)
+                    rule = _PathBeneathAttr(allowed, fd)
+                    if libc.syscall(_SYS_ADD_RULE, ctypes.c_int(ruleset), ctypes.c_int(_RULE_PATH_BENEATH), ctypes.byref(rule), ctypes.c_uint32(0)) < 0:
+                        raise OSError(ctypes.get_errno(), f"landlock_add_rule({path}): {os.strerror(ctypes.get_errno())}")
+                finally:
+                    os.close(fd)
+        if libc.prctl(_PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0:
+            raise OSError(ctypes.get_errno(), "prctl(PR_SET_NO_NEW_PRIVS) failed")
+        if libc.syscall(_SYS_RESTRICT_SELF, ctypes.c_int(ruleset), ctypes.c_uint32(0)) < 0:
+            raise OSError(ctypes.get_errno(), f"landlock_restrict_self: {os.strerror(ctypes.get_errno())}")
+    finally:
+        os.close(ruleset)
+    return version
+
+
+def _main(argv: list[str]) -> None:
+    """``SPEC -- ARGV...``: restrict as ``SPEC`` (JSON: rw, ro, devices) says, then exec ``ARGV``."""
+    if len(argv) < 3 or argv[1] != "--":
+        sys.stderr.write("agentrig landlock launcher: usage: SPEC -- COMMAND...\n")
+        os._exit(2)
+    spec = json.loads(argv[0])
+    program = _which(argv[2])  # before restricting: the lookup imports modules the sandbox may hide
+    if program is None:
+        sys.stderr.write(f"agentrig: command not found: {argv[2]}\n")
+        os._exit(127)
+    try:
+        restrict(spec["rw"], spec["ro"], spec["devices"])
+    except OSError as exc:
+        sys.stderr.write(f"agentrig: cannot confine the command with Landlock: {exc}\n")
+        os._exit(126)
+    try:
+        os.execv(program, argv[2:])
+    except OSError as exc:
+        sys.stderr.write(f"agentrig: {argv[2]}: {exc.strerror}\n")
+        os._exit(127 if isinstance(exc, FileNotFoundError) else 126)
+
+
+def _which(name: str) -> str | None:
+    if "/" in name:
+        return name
+    for directory in os.environ.get("PATH", os.defpath).split(os.pathsep):
+        candidate = os.path.join(directory or ".", name)
+        if os.path.isfile(candidate) and os.access(candidate, os.X_OK):
+            return candidate
+    return None
+
+
+if __name__ == "__main__":
+    _main(sys.argv[1:])

@@ -1,0 +1,206 @@
+"""Subagents' commands are confined to their directory: escapes by '..', absolute paths and symlinks fail.
+
+Real files, real commands: the local runtime under Landlock, the Docker
+runtime with a container holding only the subagent's directory.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from agentrig import AgentSetupError
+from agentrig.runtime.interface import Runtime
+from agentrig.session import Session
+from agentrig.testing.fake_server import FakeModelServer
+from agentrig.trajectory import ToolUseStep
+from agentrig_react.confinement import ConfinementError, confine, landlock_abi
+
+from .conftest import FAST_RETRY, build_agent
+
+SECRET = "parent only: do not read"
+
+
+@pytest.fixture
+def landlock() -> None:
+    """Landlock must be there; without it the test skips locally and fails under CI."""
+    if landlock_abi() < 1:
+        message = "this kernel offers no Landlock (Linux >= 5.13 with the landlock LSM)"
+        if os.environ.get("CI"):
+            pytest.fail(message)
+        pytest.skip(message)
+
+
+def helper(server: FakeModelServer, **extra: object) -> dict:
+    return {
+        "name": "helper",
+        "description": "Hand a self-contained task to a helper agent.",
+        "agent": {"type": "react", "base_url": server.base_url, "model_options": FAST_RETRY},
+        **extra,
+    }
+
+
+def _script_escapes(server: FakeModelServer, workspace: str) -> None:
+    """The subagent (in subagents/helper/001) tries every way out, then writes inside."""
+    server.add_tool_call("helper", {"task": "Probe your confinement."})  # parent
+    server.add_tool_call("bash", {"command": "cat ../../../secret.txt"})
+    server.add_tool_call("bash", {"command": f"cat {workspace}/secret.txt"})
+    server.add_tool_call("bash", {"command": "ln -s ../../../secret.txt link; cat link"})
+    server.add_tool_call("bash", {"command": f"ln -s {workspace}/secret.txt abs_link; cat abs_link"})
+    server.add_tool_call(
+        "bash",
+        {"command": f"echo x > ../../../escaped.txt; echo y > {workspace}/escaped_abs.txt; mkdir -p ../../../evil; echo ok > mine.txt; cat mine.txt"},
+    )
+    server.add_tool_call("read_file", {"path": "link"})
+    server.add_tool_call("bash", {"command": "ls ../../.. ; ls /"})
+    server.add_tool_call("submit", {"answer": "probed"})
+    server.add_tool_call("submit", {"answer": "done"})  # parent
+
+
+def _check_escapes_failed(agent, session: Session, *, root_listing_refused: bool) -> None:
+    workspace = session.workspace.path
+    (run,) = agent.subagent_runs
+    results = [s for s in run.steps if isinstance(s, ToolUseStep)]
+    assert [s.tool for s in results] == ["bash"] * 5 + ["read_file", "bash", "submit"]
+    for step in results[:4]:
+        assert SECRET not in (step.result or ""), step
+        assert step.exit_code != 0, step
+    assert "ok" in (results[4].result or "")
+    assert results[5].is_error and "outside the workspace" in (results[5].result or "")
+    assert "secret.txt" not in (results[6].result or "")  # the parent's workspace cannot even be listed
+    if root_listing_refused:
+        assert "Permission denied" in (results[6].result or "")
+    for name in ("escaped.txt", "escaped_abs.txt", "evil"):
+        assert not (workspace / name).exists(), name
+    assert (workspace / "subagents/helper/001/mine.txt").read_text() == "ok\n"
+    assert (workspace / "secret.txt").read_text() == SECRET
+
+
+def test_local_subagent_commands_cannot_escape(
+    landlock: None, fake_openai_server: FakeModelServer, session: Session
+) -> None:
+    (session.workspace.path / "secret.txt").write_text(SECRET)
+    _script_escapes(fake_openai_server, str(session.workspace.path))
+    agent = build_agent(fake_openai_server, "openai", subagents=[helper(fake_openai_server)])
+    agent.setup(session)
+    try:
+        result = agent.run_checkpoint("Delegate the probe.")
+    finally:
+        agent.cleanup()
+    assert result.stop_reason == "submitted" and not result.had_error
+    _check_escapes_failed(agent, session, root_listing_refused=True)
+    (run,) = agent.subagent_runs
+    assert run.confinement == "landlock"
+    assert "Permission denied" in next(s.result for s in run.steps if isinstance(s, ToolUseStep))
+    delegated = next(s for s in agent._trajectory if isinstance(s, ToolUseStep) and s.tool == "helper")
+    assert delegated.metadata is not None and delegated.metadata["confinement"] == "landlock"
+    assert delegated.metadata["status"] == "ok" and delegated.metadata["directory"] == "subagents/helper/001"
+
+
+@pytest.mark.docker
+def test_docker_subagent_runs_in_a_container_holding_only_its_directory(
+    fake_openai_server: FakeModelServer, docker_test_image: str, tmp_path: Path
+) -> None:
+    with Session.create(runtime="docker", runtime_options={"image": docker_test_image}, base_dir=tmp_path) as session:
+        (session.workspace.path / "secret.txt").write_text(SECRET)
+        _script_escapes(fake_openai_server, "/workspace")
+        agent = build_agent(fake_openai_server, "openai", subagents=[helper(fake_openai_server)])
+        agent.setup(session)
+        mine = {"label": f"agentrig.owner.pid={os.getpid()}"}  # other tests' containers may come and go
+        containers_before = {c.id for c in session.runtime.client.containers.list(filters=mine)}
+        try:
+            result = agent.run_checkpoint("Delegate the probe.")
+        finally:
+            agent.cleanup()
+        assert result.stop_reason == "submitted" and not result.had_error
+        _check_escapes_failed(agent, session, root_listing_refused=False)
+        (run,) = agent.subagent_runs
+        assert run.confinement == "container"
+        # the subagent's container is gone once its call returned
+        assert {c.id for c in session.runtime.client.containers.list(filters=mine)} == containers_before
+
+
+class _PluginRuntime(Runtime):
+    """A third party's runtime that knows nothing of confinement."""
+
+    name = "elsewhere"
+
+    def __init__(self, workdir: str) -> None:
+        self._workdir = workdir
+
+    @property
+    def workdir(self) -> str:
+        return self._workdir
+
+    def start(self, command, **kwargs):  # type: ignore[no-untyped-def]
+        raise AssertionError("never started")
+
+    def kill(self) -> None:
+        pass
+
+    def cleanup(self) -> None:
+        pass
+
+
+class _Session:
+    def __init__(self, path: Path) -> None:
+        from agentrig.workspace import Workspace
+
+        self.workspace = Workspace(path)
+        self.runtime = _PluginRuntime(str(path))
+
+
+def test_strict_confinement_is_refused_where_it_cannot_hold(
+    fake_openai_server: FakeModelServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A runtime without a way to confine: refused when the agent is set up, before any model call.
+    agent = build_agent(fake_openai_server, "openai", subagents=[helper(fake_openai_server)])
+    with pytest.raises(AgentSetupError) as caught:
+        agent.setup(_Session(tmp_path))  # type: ignore[arg-type]
+    message = str(caught.value)
+    assert message.startswith("react config: subagents 'helper': confine: strict cannot be honoured: the 'elsewhere' runtime")
+    assert "confine: best_effort" in message and "\n" not in message
+    agent.cleanup()
+    # A kernel without Landlock: the local runtime refuses strict too, and names the kernel feature.
+    import agentrig_react.confinement as confinement
+
+    monkeypatch.setattr(confinement, "landlock_abi", lambda: 0)
+    with Session.create(base_dir=tmp_path / "s") as session:
+        with pytest.raises(ConfinementError, match="this kernel offers no Landlock"):
+            confine(session.runtime, session.workspace.path / "sub", "strict")
+        # best_effort falls back to starting commands in the directory, and says so in the flags
+        runtime, kind = confine(session.runtime, session.workspace.path / "sub", "best_effort")
+        assert kind == "cwd" and runtime.workdir == str(session.workspace.path / "sub")
+    assert fake_openai_server.model_requests == []
+
+
+def test_best_effort_runs_with_a_plugin_runtime(fake_openai_server: FakeModelServer, tmp_path: Path) -> None:
+    agent = build_agent(fake_openai_server, "openai", subagents=[helper(fake_openai_server, confine="best_effort")])
+    agent.setup(_Session(tmp_path))  # type: ignore[arg-type]
+    agent.cleanup()
+
+
+@pytest.fixture
+def nested_session(tmp_path: Path) -> Iterator[Session]:
+    with Session.create(base_dir=tmp_path / "sessions", name="nested") as made:
+        yield made
+
+
+def test_landlock_view_over_a_view_confines_to_the_inner_directory(landlock: None, nested_session: Session) -> None:
+    workspace = nested_session.workspace.path
+    (workspace / "outer").mkdir()
+    (workspace / "outer/outer.txt").write_text("outer")
+    outer, _ = confine(nested_session.runtime, workspace / "outer", "strict")
+    inner, kind = confine(outer, workspace / "outer/inner", "strict")
+    (workspace / "outer/inner").mkdir()
+    try:
+        assert kind == "landlock"
+        result = inner.exec("cat ../outer.txt; echo mine > mine.txt; cat mine.txt")
+        assert "Permission denied" in result.stderr and result.stdout == "mine\n"
+        assert outer.exec("cat outer.txt").stdout == "outer"
+    finally:
+        inner.cleanup()
+        outer.cleanup()
