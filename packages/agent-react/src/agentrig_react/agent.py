@@ -657,6 +657,7 @@ def _one_line(exc: BaseException) -> str:
     if isinstance(exc, ValidationError):
         first = exc.errors()[0]
         where = ".".join(str(p) for p in first["loc"])
-        return f"{where}: {first['msg']}" if where else first["msg"]
+        message = first["msg"].removeprefix("Value error, ")
+        return f"{where}: {message}" if where else message
     text = str(exc).strip().splitlines()
     return text[0] if text else type(exc).__name__

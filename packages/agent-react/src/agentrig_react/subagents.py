@@ -295,17 +295,24 @@ def probe_input_model(model: Any) -> None:
         raise ToolDefinitionError(f"the input model must be a pydantic BaseModel class, not {model!r}")
     if model in _PROBED:
         return
+    try:
+        schema = model.model_json_schema()
+    except Exception as exc:
+        for name, field in model.model_fields.items():
+            try:
+                TypeAdapter(field.annotation).json_schema()
+            except Exception as field_exc:
+                raise ToolDefinitionError(
+                    f"input model {model.__name__}: field '{name}' has a type no JSON schema describes "
+                    f"({_last_line(str(field_exc))}); give it a JSON-compatible type"
+                ) from None
+        raise ToolDefinitionError(f"input model {model.__name__} has no JSON schema: {_last_line(str(exc))}") from None
+    properties = schema.get("properties", {})
     sample: dict[str, Any] = {}
     for name, field in model.model_fields.items():
-        try:
-            schema = TypeAdapter(field.annotation).json_schema()
-        except Exception as exc:
-            raise ToolDefinitionError(
-                f"input model {model.__name__}: field '{name}' has a type no JSON schema describes "
-                f"({_last_line(str(exc))}); give it a JSON-compatible type"
-            ) from None
         if field.is_required():
-            sample[field.alias or name] = _sample(schema, schema.get("$defs", {}))
+            key = field.alias or name
+            sample[key] = _sample(properties.get(key, {}), schema.get("$defs", {}))
     try:
         model.model_validate(sample)
     except ValidationError as exc:
