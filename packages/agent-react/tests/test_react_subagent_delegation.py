@@ -31,6 +31,12 @@ def helper(server: FakeModelServer, **extra: object) -> dict:
     }
 
 
+def _run(agent, task: str):  # type: ignore[no-untyped-def]
+    result = agent.run_checkpoint(task)
+    assert not result.had_error, result.error_message
+    return result
+
+
 def _messages_text(request: RecordedRequest) -> str:
     return json.dumps(request.body.get("messages", []))
 
@@ -81,7 +87,7 @@ def test_parallel_subagents_each_get_their_own_directory_and_memory(
     )
     agent.setup(session)
     try:
-        result = agent.run_checkpoint("Split the work.")
+        result = _run(agent, "Split the work.")
     finally:
         agent.cleanup()
     assert result.stop_reason == "submitted" and not result.had_error
@@ -138,7 +144,7 @@ def test_shared_isolation_runs_calls_one_at_a_time_in_one_directory(
     agent = build_agent(server, "openai", subagents=[helper(server, isolation="shared")], parallel_tool_calls=True)
     agent.setup(session)
     try:
-        agent.run_checkpoint("Two appends.")
+        _run(agent, "Two appends.")
     finally:
         agent.cleanup()
     log = (session.workspace.path / "subagents/helper/log.txt").read_text().split()
@@ -151,15 +157,16 @@ def test_tool_allow_list_is_what_the_subagent_model_sees(fake_openai_server: Fak
     server.add_tool_call("helper", {"task": "Read the notes."})
     server.add_tool_call("bash", {"command": "cat shared/notes.md"})  # not offered: refused as unknown
     server.add_tool_call("read_file", {"path": "shared/notes.md"})
-    server.add_reply("The notes say: the parent's notes.")
+    server.add_tool_call("submit", {"answer": "The notes say: the parent's notes."})
     server.add_tool_call("submit", {})
     sub = helper(server, tools=["read_file", "list_dir"], context={"paths": ["notes.md"]})
     agent = build_agent(server, "openai", subagents=[sub])
     agent.setup(session)
     try:
-        agent.run_checkpoint("Delegate reading.")
+        result = _run(agent, "Delegate reading.")
     finally:
         agent.cleanup()
+    assert result.stop_reason == "submitted" and not result.had_error
     sub_request = server.model_requests[1]
     assert [t["function"]["name"] for t in sub_request.tools] == ["read_file", "list_dir"]
     assert "tools: only read_file, list_dir" in _first_user_text(sub_request)
@@ -214,7 +221,7 @@ def test_delegation_context_in_the_first_message(fake_openai_server: FakeModelSe
     agent.setup(session)
     out = session.workspace.path.parent / "artifacts"
     try:
-        agent.run_checkpoint("Get the app reviewed.")
+        _run(agent, "Get the app reviewed.")
         agent.save_artifacts(out)
     finally:
         agent.cleanup()
@@ -247,7 +254,7 @@ def test_shared_path_outside_the_workspace_is_an_unavailable_result(
     agent = build_agent(server, "openai", subagents=[helper(server)])
     agent.setup(session)
     try:
-        agent.run_checkpoint("Delegate.")
+        _run(agent, "Delegate.")
     finally:
         agent.cleanup()
     step = next(s for s in agent._trajectory if isinstance(s, ToolUseStep))
@@ -275,12 +282,12 @@ def test_subagent_steps_stay_out_of_the_step_hook_unless_asked(
 
     agentrig.plugins.register(Observer(), name="observer")
     server.add_tool_call("helper", {"task": "Say hi."})
-    server.add_reply("hi")
+    server.add_tool_call("submit", {"answer": "hi"})
     server.add_tool_call("submit", {})
     agent = build_agent(server, "openai", subagents=[helper(server)])
     agent.setup(session)
     try:
-        agent.run_checkpoint("Delegate.")
+        _run(agent, "Delegate.")
     finally:
         agent.cleanup()
     assert {name for name, _ in seen} == {"demo"}  # never demo/helper
@@ -289,16 +296,16 @@ def test_subagent_steps_stay_out_of_the_step_hook_unless_asked(
     agentrig.plugins.register(SubagentObserver(), name="subagent-observer")
     seen.clear()
     server.add_tool_call("helper", {"task": "Say hi again."})
-    server.add_reply("hi again")
+    server.add_tool_call("submit", {"answer": "hi again"})
     server.add_tool_call("submit", {})
     agent = build_agent(server, "openai", subagents=[helper(server)])
     agent.setup(session)
     try:
-        agent.run_checkpoint("Delegate again.")
+        _run(agent, "Delegate again.")
     finally:
         agent.cleanup()
     assert {name for name, _ in seen} == {"demo"}
-    assert [kind for _, _, kind in asked] == ["user", "llm_call", "agent_text"]
+    assert [kind for _, _, kind in asked] == ["user", "llm_call", "tool_use"]
     assert {(p, a) for p, a, _ in asked} == {("demo", "demo/helper")}
 
 
