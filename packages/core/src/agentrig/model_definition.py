@@ -44,6 +44,12 @@ class ModelDefinition(BaseModel):
     agent_specific: dict[str, dict[str, Any]] = Field(
         default_factory=dict, description="Per-agent settings, keyed by agent type."
     )
+    replay_start: int = Field(
+        default=0,
+        ge=0,
+        description="Provider replay only: the recorded reply to answer the first call with"
+        " (a resumed run skips the replies its finished checkpoints used).",
+    )
 
     @property
     def id(self) -> str:

@@ -208,7 +208,7 @@ def run_command(args: argparse.Namespace) -> int:
 def _run_prepared(args: argparse.Namespace, request: Any, identity: Any, plugin: Any, executor: Any) -> int:
     """Claim the run directory, run the problems on ``executor``, print the summary."""
     from agentrig.run.agent_image import AgentImageError
-    from agentrig.run.layout import RunDirectoryError
+    from agentrig.run.layout import RunDirectory, RunDirectoryError
     from agentrig.run.problems import ProblemError
     from agentrig.run.runner import execute, prepare
 
@@ -229,6 +229,8 @@ def _run_prepared(args: argparse.Namespace, request: Any, identity: Any, plugin:
 
     display = ProgressDisplay(verbosity=0 if args.quiet else (2 if args.verbose else 1))
     install_termination_handler()
+    if prepared.up_to_date and not args.quiet:
+        print(f"agentrig: every checkpoint of {prepared.directory} has finished; nothing to resume", file=sys.stderr)
     try:
         record = execute(prepared, display, tick=display.tick, executor=executor)
     except KeyboardInterrupt:
@@ -239,9 +241,10 @@ def _run_prepared(args: argparse.Namespace, request: Any, identity: Any, plugin:
             file=sys.stderr,
         )
         return 130
+    finally:
+        RunDirectory(prepared.directory).unlock(_lock)
     display.close()
     print_summary(prepared.directory, record, quiet=args.quiet)
-    from agentrig.run.layout import RunDirectory
 
     # A failed evaluation is a result; an agent that crashed in a checkpoint is a failed run.
     crashed = any(line.had_error for line in RunDirectory(prepared.directory).results())

@@ -59,7 +59,8 @@ def create_chat_model(
     **options: Any,
 ) -> ChatModel:
     """The client for ``model``: ``AnthropicChat`` for ``anthropic``,
-    ``ReplayModel`` for ``replay`` (``model.name`` is the replay file),
+    ``ReplayModel`` for ``replay`` (``model.name`` is the replay file,
+    ``model.replay_start`` the first reply to give),
     ``OpenAIChat`` for ``openai`` and any OpenAI-compatible provider.
 
     ``base_url`` follows :func:`resolve_base_url`; ``options`` are
@@ -71,7 +72,7 @@ def create_chat_model(
     if model.provider == "replay":
         from agentrig.llm.replay import ReplayModel
 
-        replay = ReplayModel.from_file(model.name)
+        replay = ReplayModel.from_file(model.name, start=model.replay_start)
         replay.model_name = model.name
         return replay
     parsed = parse_options(options)

@@ -98,9 +98,15 @@ class ReplayModel(ChatModel):
         self._lock = threading.Lock()
 
     @classmethod
-    def from_file(cls, path: str | Path) -> ReplayModel:
-        """A replay of a JSONL replay file."""
-        return cls(load_replay(path), model_name=str(path))
+    def from_file(cls, path: str | Path, *, start: int = 0) -> ReplayModel:
+        """A replay of a JSONL replay file, from its ``start``-th response (0: the first).
+
+        A start past the end is no error here: the first call then raises
+        :class:`ReplayExhaustedError` like any call too many.
+        """
+        replay = cls(load_replay(path), model_name=str(path))
+        replay.calls = min(start, len(replay.responses))
+        return replay
 
     @classmethod
     def from_trajectory(cls, path: str | Path) -> ReplayModel:

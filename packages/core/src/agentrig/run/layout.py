@@ -18,13 +18,15 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
-from agentrig.run.atomic import append_model, read_jsonl_lines, write_model_atomic
+from agentrig.run.atomic import append_model, read_jsonl_lines, truncate_torn_tail, write_model_atomic
 from agentrig.run.records import CheckpointResultLine, ProblemRecord, RunIdentity, RunRecord
 
 RUN_FILE = "run.json"
 RESULTS_FILE = "results.jsonl"
 PROBLEM_FILE = "problem.json"
 LOCK_FILE = ".agentrig.lock"
+#: Where sessions keep their workspaces while a problem runs (removed with them).
+WORKSPACES_DIR = ".workspaces"
 _PLAIN_NAME = re.compile(r"[A-Za-z0-9_.-]+\Z")
 
 
@@ -160,6 +162,10 @@ class RunDirectory:
         has_run = self.run_file.exists()
         if resume:
             if not has_run:
+                if self._has_files():
+                    raise RunDirectoryError(
+                        f"--resume: {self.root} holds no run ({RUN_FILE} missing) and is not empty; choose another --output"
+                    )
                 raise RunDirectoryError(
                     f"--resume: {self.root} holds no run ({RUN_FILE} missing); drop --resume to start a new run there"
                 )
@@ -175,11 +181,40 @@ class RunDirectory:
             raise RunDirectoryError(
                 f"{self.root} already holds a run; pass --resume to continue it or choose another --output"
             )
-        if self.root.exists() and (
-            not self.root.is_dir() or any(p.name != LOCK_FILE for p in self.root.iterdir())
-        ):
+        if self._has_files():
             raise RunDirectoryError(f"--output {self.root} exists and is not an empty directory; choose another --output")
         return None
+
+    def _has_files(self) -> bool:
+        """Whether the directory exists with something in it besides the lock (or is not a directory)."""
+        return self.root.exists() and (not self.root.is_dir() or any(p.name != LOCK_FILE for p in self.root.iterdir()))
+
+    def open(self, identity: RunIdentity, *, resume: bool) -> tuple[RunRecord | None, int]:
+        """Lock the directory, then :meth:`claim` it; returns the record to resume and the lock's fd.
+
+        Locking first means two runs started at once on one directory always
+        end the same way: the second is told the directory is in use. A claim
+        that fails releases the lock and removes a directory it created. On
+        resume, a torn last line of ``results.jsonl`` (a crash mid-append) is
+        cut off here, before anything appends to it.
+        """
+        if self.root.exists() and not self.root.is_dir():
+            raise RunDirectoryError(f"--output {self.root} exists and is not a directory; choose another --output")
+        created = not self.root.exists()
+        fd = self.lock()
+        try:
+            previous = self.claim(identity, resume=resume)
+            if previous is not None:
+                truncate_torn_tail(self.results_file)
+        except BaseException:
+            self.unlock(fd)
+            if created:
+                try:
+                    self.root.rmdir()
+                except OSError:
+                    pass
+            raise
+        return previous, fd
 
     def lock(self) -> int:
         """Hold an exclusive lock on the directory for this process; returns the fd to keep open.
@@ -187,15 +222,42 @@ class RunDirectory:
         Two runners writing one directory would corrupt it, so the second one stops.
         """
         self.root.mkdir(parents=True, exist_ok=True)
-        fd = os.open(self.root / LOCK_FILE, os.O_RDWR | os.O_CREAT, 0o644)
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
+        path = self.root / LOCK_FILE
+        while True:
+            fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                os.close(fd)
+                raise RunDirectoryError(
+                    f"{self.root} is in use by another agentrig run; wait for it or choose another --output"
+                ) from None
+            # The run that held it may have removed the file (unlock) after we opened it:
+            # a lock on a removed file guards nothing, so lock the file that is there now.
+            try:
+                if os.fstat(fd).st_ino == os.stat(path).st_ino:
+                    break
+            except FileNotFoundError:
+                pass
             os.close(fd)
-            raise RunDirectoryError(f"{self.root} is in use by another agentrig run; wait for it or choose another --output") from None
         os.ftruncate(fd, 0)
         os.write(fd, f"{os.getpid()}\n".encode())
         return fd
+
+    def unlock(self, fd: int) -> None:
+        """Release the lock taken by :meth:`lock` and remove the lock file (resume does not need it)."""
+        try:
+            os.unlink(self.root / LOCK_FILE)
+        except FileNotFoundError:
+            pass
+        os.close(fd)
+
+    def tidy(self) -> None:
+        """Remove what a run leaves behind that nothing needs: the ``.workspaces`` directory once empty."""
+        try:
+            (self.root / WORKSPACES_DIR).rmdir()
+        except OSError:  # missing, or a session still in it (a worker that could not clean up)
+            pass
 
 
 LATEST_LINK = "latest"

@@ -12,6 +12,7 @@ state of the dispatcher, so any executor can run it.
 
 from __future__ import annotations
 
+import json
 import logging
 import shutil
 import time
@@ -25,7 +26,7 @@ from agentrig.run.atomic import append_line, truncate_torn_tail, write_model_ato
 from agentrig.run.diffs import diff_record
 from agentrig.run.evaluation import evaluate
 from agentrig.run.job import ProblemJob
-from agentrig.run.layout import CheckpointPaths, RunDirectory
+from agentrig.run.layout import WORKSPACES_DIR, CheckpointPaths, RunDirectory
 from agentrig.run.progress import EventSink, ProgressEvent
 from agentrig.run.records import CheckpointResultLine, CheckpointStatus, EvaluationRecord, ProblemRecord, Totals, utcnow
 from agentrig.run.signals import deferred_interrupts
@@ -36,8 +37,6 @@ if TYPE_CHECKING:
     from agentrig.workspace import Snapshot, Workspace
 
 log = logging.getLogger(__name__)
-
-WORKSPACES_DIR = ".workspaces"
 
 
 class ProblemRunError(RuntimeError):
@@ -87,11 +86,16 @@ class _ProblemRun:
 
     def run(self) -> ProblemRecord:
         record = self.record
-        record.started = utcnow()
+        earlier = self.run_dir.read_problem(self.problem.name)
         finished = {line.checkpoint: line for line in self.run_dir.results(self.problem.name)}
+        todo = [i for i, c in enumerate(self.problem.checkpoints) if c.name not in finished]
+        if not todo and earlier is not None and earlier.status == "completed":
+            # A finished record is never rewritten: its timings stay those of the run that finished it.
+            self.event("problem_end", status="completed", message="already finished")
+            return earlier
+        record.started = earlier.started if earlier is not None and earlier.started else utcnow()
         record.totals = Totals.of(list(finished.values()))
         record.finished = len(finished)
-        todo = [i for i, c in enumerate(self.problem.checkpoints) if c.name not in finished]
         if not todo:
             record.status = "completed"
             record.ended = utcnow()
@@ -104,7 +108,7 @@ class _ProblemRun:
         self.event("problem_start", message=f"resuming at checkpoint {start + 1}" if finished else None)
         try:
             previous = self._prepare_workspace(start, finished)
-            self._open(sum(line.cost for line in finished.values()))
+            self._open(sum(line.cost for line in finished.values()), start)
             net_limit_hit = self._net_limit_reached()
             for index in todo:
                 checkpoint = self.problem.checkpoints[index]
@@ -167,7 +171,21 @@ class _ProblemRun:
                 shutil.rmtree(stale)
         return previous
 
-    def _open(self, prior_cost: float) -> None:
+    def _replies_used(self, start: int) -> int:
+        """The model replies the checkpoints before ``start`` received: their trajectories' ``llm_call`` steps."""
+        from agentrig.run.atomic import read_jsonl_lines
+
+        used = 0
+        for checkpoint in self.problem.checkpoints[:start]:
+            path = self.run_dir.checkpoint(self.problem.name, checkpoint.name).trajectory
+            for text in read_jsonl_lines(path, containing='"llm_call"'):
+                try:
+                    used += json.loads(text).get("kind") == "llm_call"
+                except ValueError:
+                    continue
+        return used
+
+    def _open(self, prior_cost: float, start: int) -> None:
         from agentrig.agent import Agent
         from agentrig.plugins import get_agent_config_cls
         from agentrig.catalog import UnknownModelWarning
@@ -178,6 +196,9 @@ class _ProblemRun:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", UnknownModelWarning)  # the CLI warned once already
             model, credential = resolve(self.job.model, Path(self.job.models_dir) if self.job.models_dir else None)
+        if model.provider == "replay" and start:
+            # A resumed replay goes on with the replies of the checkpoint it resumes at.
+            model = model.model_copy(update={"replay_start": self._replies_used(start)})
         self.agent = Agent.from_config(
             self.config, model, credential, self.problem.name, self.job.verbose, self.job.image
         )

@@ -86,6 +86,8 @@ class PreparedRun(BaseModel):
     directory: Path
     record: RunRecord
     jobs: list[ProblemJob]
+    #: A resumed run with nothing left to do: :func:`execute` leaves its record untouched.
+    up_to_date: bool = False
 
 
 def _announce(message: str) -> None:
@@ -119,9 +121,38 @@ def prepare(
         identity = identity.model_copy(update={"runtime": identity.runtime.model_copy(update={"agent_image": agent_image})})
     output = request.output or default_output()
     directory = RunDirectory(output)
-    previous = directory.claim(identity, resume=request.resume)
-    lock = directory.lock()
+    previous, lock = directory.open(identity, resume=request.resume)
+    try:
+        return _prepare_claimed(request, identity, agent_distribution, problems, agent_image, directory, previous), lock
+    except BaseException:
+        directory.unlock(lock)
+        raise
+
+
+def _finished_names(directory: RunDirectory) -> dict[str, set[str]]:
+    """The checkpoints ``results.jsonl`` holds, by problem."""
+    names: dict[str, set[str]] = {}
+    for line in directory.results():
+        names.setdefault(line.problem, set()).add(line.checkpoint)
+    return names
+
+
+def _prepare_claimed(
+    request: RunRequest,
+    identity: RunIdentity,
+    agent_distribution: str | None,
+    problems: list[Any],
+    agent_image: str | None,
+    directory: RunDirectory,
+    previous: RunRecord | None,
+) -> PreparedRun:
     if previous is not None:
+        finished = _finished_names(directory)
+        if previous.status == "completed" and all(
+            {c.name for c in problem.checkpoints} <= finished.get(problem.name, set()) for problem in problems
+        ):
+            # Nothing left to do: the finished record is kept exactly as it is.
+            return PreparedRun(request=request, directory=directory.root, record=previous, jobs=[], up_to_date=True)
         record = previous
         record.resumed.append(utcnow())
         record.status = "running"
@@ -147,6 +178,7 @@ def prepare(
                 status="pending",
                 totals=existing.totals if existing else Totals(),
                 finished=existing.finished if existing else 0,
+                started=existing.started if existing else None,
             )
     directory.write_run(record)
     if request.output is None:
@@ -167,7 +199,7 @@ def prepare(
         )
         for problem in problems
     ]
-    return PreparedRun(request=request, directory=directory.root, record=record, jobs=jobs), lock
+    return PreparedRun(request=request, directory=directory.root, record=record, jobs=jobs)
 
 
 #: Shortest time between two rewrites of ``run.json`` while problems run concurrently.
@@ -214,6 +246,8 @@ def execute(prepared: PreparedRun, emit: EventSink, tick: Any = None, executor: 
     """
     directory = RunDirectory(prepared.directory)
     record = prepared.record
+    if prepared.up_to_date:
+        return record
     if executor is None:  # callers that pass one have opened it (before the run directory existed)
         from agentrig.executors.resolve import create_executor
 
@@ -261,7 +295,7 @@ def execute(prepared: PreparedRun, emit: EventSink, tick: Any = None, executor: 
         problem = record.problems.get(event.problem)
         if event.kind == "problem_start" and problem is not None and problem.status == "pending":
             problem.status = "running"
-            problem.started = utcnow()
+            problem.started = problem.started or utcnow()
             run_file.changed()
         emit(event)
 
@@ -284,12 +318,14 @@ def execute(prepared: PreparedRun, emit: EventSink, tick: Any = None, executor: 
         record.ended = utcnow()
         refresh_totals()
         directory.write_run(record)
+        directory.tidy()
         raise
     failed = any(p.status != "completed" for p in record.problems.values())
     record.status = "failed" if failed else "completed"
     record.ended = utcnow()
     refresh_totals()
     directory.write_run(record)
+    directory.tidy()
     return record
 
 
