@@ -28,6 +28,11 @@ def add_parser(subparsers: Any) -> None:
     parser.add_argument("--output", "-o", type=Path, help="run directory (default: runs/<timestamp>)")
     parser.add_argument("--resume", action="store_true", help="continue the run in --output: finished checkpoints are kept")
     parser.add_argument(
+        "--retry-errors", action="store_true",
+        help="with --resume: also redo checkpoints that ended in an error (a model or runtime failure, a test that "
+        "could not run) instead of a verdict, and the checkpoints after them",
+    )
+    parser.add_argument(
         "-c", "--config", dest="overrides", action="append", default=[], metavar="KEY=VALUE",
         help="override one agent config field; dotted keys reach nested ones (cost_limits.step_limit=20); "
         "runtime.KEY=VALUE sets a runtime option (runtime.network=host, runtime.mem_limit=2g); "
@@ -145,6 +150,8 @@ def run_command(args: argparse.Namespace) -> int:
 
     if args.jobs < 1:
         raise CLIError(f"--jobs {args.jobs}: must be at least 1", status=2)
+    if args.retry_errors and not args.resume:
+        raise CLIError("--retry-errors redoes checkpoints of an existing run: add --resume and its --output", status=2)
     if args.test_timeout <= 0:
         raise CLIError(f"--test-timeout {args.test_timeout}: must be positive", status=2)
     try:
@@ -190,6 +197,7 @@ def run_command(args: argparse.Namespace) -> int:
         models_dir=args.models_dir,
         output=args.output,
         resume=args.resume,
+        retry_errors=args.retry_errors,
         jobs=args.jobs,
         executor=args.executor,
         executor_options=executor_options,

@@ -18,11 +18,13 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
-from agentrig.run.atomic import append_model, read_jsonl_lines, truncate_torn_tail, write_model_atomic
+from agentrig.run.atomic import append_model, read_jsonl_lines, truncate_torn_tail, write_bytes_atomic, write_model_atomic
 from agentrig.run.records import CheckpointResultLine, ProblemRecord, RunIdentity, RunRecord
 
 RUN_FILE = "run.json"
 RESULTS_FILE = "results.jsonl"
+#: Result lines taken out of ``results.jsonl`` by ``--resume --retry-errors``, kept as history.
+RETRIED_FILE = "retried.jsonl"
 PROBLEM_FILE = "problem.json"
 LOCK_FILE = ".agentrig.lock"
 #: Where sessions keep their workspaces while a problem runs (removed with them).
@@ -150,6 +152,40 @@ class RunDirectory:
                 by_key.pop((line.problem, line.checkpoint), None)
                 by_key[(line.problem, line.checkpoint)] = line
         return list(by_key.values())
+
+    def retract_errors(self, problems: list[tuple[str, list[str]]]) -> list[CheckpointResultLine]:
+        """Take the checkpoints that ended in an error out of ``results.jsonl``, so a resume redoes them.
+
+        ``problems``: each problem's name and checkpoint names in order. A
+        checkpoint ended in an error when the agent stopped on one (a model
+        call that failed after its retries, a runtime that broke: ``had_error``)
+        or its test could not run (status ``error``); one that ran to a
+        verdict is never retracted. A problem is retracted from its first such
+        checkpoint on: every later checkpoint started from the workspace that
+        one left. The retracted lines move to ``retried.jsonl`` (appended and
+        fsynced first, then ``results.jsonl`` is replaced atomically), so
+        nothing is lost at any moment. Call it only while holding the lock,
+        before any problem runs. Returns the retracted lines.
+        """
+        lines = self.results()
+        by_key = {(line.problem, line.checkpoint): line for line in lines}
+        drop: set[tuple[str, str]] = set()
+        for problem, checkpoints in problems:
+            first = next(
+                (i for i, name in enumerate(checkpoints)
+                 if (line := by_key.get((problem, name))) is not None and (line.had_error or line.status == "error")),
+                None,
+            )
+            if first is not None:
+                drop.update((problem, name) for name in checkpoints[first:])
+        retracted = [line for line in lines if (line.problem, line.checkpoint) in drop]
+        if not retracted:
+            return []
+        for line in retracted:
+            append_model(self.root / RETRIED_FILE, line, sync=True)
+        kept = [line for line in lines if (line.problem, line.checkpoint) not in drop]
+        write_bytes_atomic(self.results_file, "".join(line.model_dump_json() + "\n" for line in kept).encode("utf-8"))
+        return retracted
 
     # -- ownership ------------------------------------------------------------
 

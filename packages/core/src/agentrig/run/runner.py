@@ -49,6 +49,7 @@ class RunRequest(BaseModel):
     models_dir: Path | None = None
     output: Path | None = None
     resume: bool = False
+    retry_errors: bool = False
     jobs: int = Field(default=1, ge=1)
     executor: str = "local"
     executor_options: dict[str, Any] = Field(default_factory=dict)
@@ -147,6 +148,8 @@ def _prepare_claimed(
     previous: RunRecord | None,
 ) -> PreparedRun:
     if previous is not None:
+        if request.retry_errors:
+            directory.retract_errors([(p.name, [c.name for c in p.checkpoints]) for p in problems])
         finished = _finished_names(directory)
         if previous.status == "completed" and all(
             {c.name for c in problem.checkpoints} <= finished.get(problem.name, set()) for problem in problems
@@ -168,9 +171,11 @@ def _prepare_claimed(
             jobs=request.jobs,
             executor=request.executor,
         )
+    finished = _finished_names(directory) if previous is not None else {}
     for problem in problems:
         existing = record.problems.get(problem.name)
-        if existing is None or existing.status != "completed":
+        complete = {c.name for c in problem.checkpoints} <= finished.get(problem.name, set())
+        if existing is None or existing.status != "completed" or not complete:
             record.problems[problem.name] = ProblemRecord(
                 name=problem.name,
                 path=str(problem.path),
