@@ -1,0 +1,10 @@
+"""The report in a browser: ``agentrig view``.
+
+:mod:`~agentrig.view.pages` turns runs read by :mod:`agentrig.report` into
+what the pages show; :mod:`~agentrig.view.render` renders them with the
+package's Jinja templates (``templates/``) and names every page and asset
+(``static/``: the stylesheet, the script, uPlot for the plots; nothing is
+fetched from elsewhere); :mod:`~agentrig.view.server` serves them on
+127.0.0.1 and :mod:`~agentrig.view.site` writes them as static files. Both
+go through the same :class:`~agentrig.view.render.Report`.
+"""

@@ -1,0 +1,318 @@
+"""What each page of the report shows, computed from runs read by :mod:`agentrig.report`.
+
+Values are formatted here (money, tokens, times, folded outputs, diff lines)
+so that the templates only lay them out.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+from agentrig.report.compare import Comparison, compare
+from agentrig.report.reader import CheckpointDetail, CheckpointEntry, LoadedRun, UnknownStep
+from agentrig.report.summary import CheckpointRow, RunSummary, money, seconds, tests_text, tokens_text
+from agentrig.report.text import test_results
+from agentrig.view.paths import STEPS_PER_PAGE, checkpoint_page
+
+FOLD_LINES = 12
+FOLD_CHARS = 1500
+
+
+@dataclass
+class Cell:
+    """One run's result for one checkpoint in the results table."""
+
+    status: str
+    href: str | None
+    metrics: str
+    title: str = ""
+
+
+@dataclass
+class TableRow:
+    """One ``problem/checkpoint`` row of the results table, one cell per run."""
+
+    problem: str
+    checkpoint: str
+    cells: list[Cell | None]
+
+
+def _metrics(row: CheckpointRow) -> str:
+    if row.steps is None:
+        return ""
+    parts = []
+    if row.tests:
+        parts.append(f"tests {tests_text(row.tests)}")
+    if row.score is not None:
+        parts.append(f"score {row.score:.2f}")
+    parts += [f"{row.steps} steps", tokens_text(row.tokens), money(row.cost), seconds(row.elapsed)]
+    return " · ".join(parts)
+
+
+def _cell(run_index: int, entry: CheckpointEntry) -> Cell:
+    row = CheckpointRow.of(entry)
+    href = checkpoint_page(run_index, entry.problem, entry.checkpoint) if entry.state != "pending" else None
+    return Cell(status=row.status, href=href, metrics=_metrics(row), title=row.stop_reason or "")
+
+
+def run_card(index: int, run: LoadedRun) -> dict[str, Any]:
+    """The header card of one run."""
+    summary = RunSummary.of(run)
+    record = run.record
+    return {
+        "index": index,
+        "summary": summary,
+        "totals_line": summary.totals.line(),
+        "pass_rate": summary.totals.pass_rate,
+        "runtime": record.identity.runtime.name if record else "?",
+        "image": record.identity.runtime.agent_image or record.identity.runtime.image if record else None,
+        "started": record.started.strftime("%Y-%m-%d %H:%M:%S UTC") if record else "?",
+        "elapsed": seconds(record.elapsed) if record else "",
+        "problems_failed": [p for p in summary.problems if p.status not in ("completed",)],
+    }
+
+
+def _position_plots(runs: list[LoadedRun]) -> dict[str, Any]:
+    """Pass rate and mean cost at each checkpoint position (1st, 2nd, ... checkpoint of a problem), per run."""
+    positions = max((e.index for run in runs for e in run.entries()), default=0)
+    xs = list(range(1, positions + 1))
+    pass_rate: list[list[float | None]] = []
+    cost: list[list[float | None]] = []
+    for run in runs:
+        judged = [0] * positions
+        passed = [0] * positions
+        costs: list[list[float]] = [[] for _ in xs]
+        for entry in run.entries():
+            row = CheckpointRow.of(entry)
+            i = entry.index - 1
+            if row.status in ("passed", "failed", "error"):
+                judged[i] += 1
+                passed[i] += row.status == "passed"
+            if row.cost is not None and row.steps is not None:
+                costs[i].append(row.cost)
+        pass_rate.append([round(100 * p / j, 1) if j else None for p, j in zip(passed, judged)])
+        cost.append([round(sum(c) / len(c), 6) if c else None for c in costs])
+    return {"x": xs, "pass_rate": pass_rate, "cost": cost}
+
+
+def _time_split(rows: list[CheckpointRow], model: float, tools: float) -> dict[str, float]:
+    agent = sum(r.agent_elapsed or 0.0 for r in rows)
+    evaluation = sum(r.evaluation_elapsed or 0.0 for r in rows)
+    return {"model": model, "tools": tools, "other agent": max(0.0, agent - model - tools), "evaluation": evaluation}
+
+
+def index_page(runs: list[LoadedRun]) -> dict[str, Any]:
+    """The report's first page: each run, verdict changes, plots, and the results table."""
+    comparison: Comparison | None = compare(runs) if len(runs) > 1 else None
+    keys: dict[tuple[str, str], None] = {}
+    by_run: list[dict[tuple[str, str], CheckpointEntry]] = []
+    for run in runs:
+        entries = {(e.problem, e.checkpoint): e for e in run.entries()}
+        by_run.append(entries)
+        for key in entries:
+            keys.setdefault(key, None)
+    table = [
+        TableRow(problem=p, checkpoint=c,
+                 cells=[_cell(i, entries[(p, c)]) if (p, c) in entries else None for i, entries in enumerate(by_run, 1)])
+        for p, c in keys
+    ]
+    changes = []
+    if comparison is not None:
+        for change in comparison.changes:
+            changes.append({
+                "change": change,
+                "before": checkpoint_page(1, change.problem, change.checkpoint),
+                "after": checkpoint_page(change.run, change.problem, change.checkpoint),
+            })
+    time_split = []
+    for run in runs:  # results.jsonl splits a checkpoint's time into the agent's and the evaluation's
+        rows = [CheckpointRow.of(e) for e in run.entries()]
+        time_split.append({"agent": round(sum(r.agent_elapsed or 0.0 for r in rows), 3),
+                           "evaluation": round(sum(r.evaluation_elapsed or 0.0 for r in rows), 3)})
+    plots = _position_plots(runs)
+    plots["runs"] = [f"[{i}] {run.agent} · {run.model}" for i, run in enumerate(runs, 1)]
+    plots["time"] = time_split
+    return {
+        "runs": [run_card(i, run) for i, run in enumerate(runs, 1)],
+        "table": table,
+        "changes": changes,
+        "plots_json": script_json(plots),
+        "live": any(run.live for run in runs),
+        "notices": [(i, n) for i, run in enumerate(runs, 1) for n in run.notices],
+    }
+
+
+@dataclass
+class StepView:
+    """One trajectory step as the page shows it."""
+
+    number: int
+    kind: str
+    offset: str
+    title: str = ""
+    text: str | None = None
+    folded: bool = False
+    lines: int = 0
+    arguments: str | None = None
+    result: str | None = None
+    result_folded: bool = False
+    result_lines: int = 0
+    badges: list[str] = field(default_factory=list)
+    error: bool = False
+
+
+def script_json(data: Any) -> str:
+    """JSON safe to put inside a ``<script>`` element (no ``</`` that would close it)."""
+    return json.dumps(data).replace("</", "<\\/")
+
+
+def _fold(text: str) -> tuple[bool, int]:
+    lines = text.count("\n") + 1
+    return lines > FOLD_LINES or len(text) > FOLD_CHARS, lines
+
+
+def _arguments(arguments: Any) -> str:
+    if isinstance(arguments, str):
+        return arguments
+    if isinstance(arguments, dict) and set(arguments) == {"command"} and isinstance(arguments["command"], str):
+        return arguments["command"]
+    return json.dumps(arguments, indent=2, ensure_ascii=False)
+
+
+def step_views(detail: CheckpointDetail) -> tuple[list[StepView], dict[str, Any]]:
+    """Every step as shown, and the per-model-call series of the tokens-and-cost plot."""
+    views: list[StepView] = []
+    first = next((s.timestamp for s in detail.steps if not isinstance(s, UnknownStep)), None)
+    cumulative: float | None = 0.0
+    calls: dict[str, list[Any]] = {"x": [], "input": [], "output": [], "cost": [], "cumulative": []}
+    model_time = 0.0
+    tool_time = 0.0
+    for number, step in enumerate(detail.steps, 1):
+        if isinstance(step, UnknownStep):
+            views.append(StepView(number=number, kind=step.kind, offset="", title="a step this agentrig does not know",
+                                  text=json.dumps(step.data, indent=2)))
+            continue
+        offset = f"+{(step.timestamp - first).total_seconds():.1f}s" if first else ""
+        kind = step.kind
+        if kind in ("user", "agent_text", "thinking"):
+            folded, lines = _fold(step.content)
+            title = {"user": "user", "agent_text": "agent", "thinking": "thinking"}[kind]
+            views.append(StepView(number=number, kind=kind, offset=offset, title=title, text=step.content,
+                                  folded=folded or kind == "thinking" and lines > 3, lines=lines))
+        elif kind == "error":
+            views.append(StepView(number=number, kind=kind, offset=offset, title=f"error{f' ({step.error_type})' if step.error_type else ''}",
+                                  text=step.message, error=True))
+        elif kind == "llm_call":
+            model_time += step.latency
+            if cumulative is not None:
+                cumulative = None if step.cost is None else cumulative + step.cost
+            usage = step.usage
+            badges = [f"in {tokens_text(usage.context)}", f"out {tokens_text(usage.output)}"]
+            if usage.cache_read:
+                badges.append(f"cache read {tokens_text(usage.cache_read)}")
+            if usage.reasoning:
+                badges.append(f"reasoning {tokens_text(usage.reasoning)}")
+            badges += [money(step.cost, 6), f"total {money(cumulative, 6)}", f"{step.latency:.2f}s"]
+            if step.stop_reason:
+                badges.append(f"stop: {step.stop_reason}")
+            views.append(StepView(number=number, kind=kind, offset=offset, title=f"model call [{step.tag}] {step.model}",
+                                  badges=badges))
+            calls["x"].append(len(calls["x"]) + 1)
+            calls["input"].append(usage.context)
+            calls["output"].append(usage.output)
+            calls["cost"].append(step.cost)
+            calls["cumulative"].append(cumulative)
+        elif kind == "tool_use":
+            tool_time += step.elapsed or 0.0
+            badges = []
+            if step.exit_code is not None:
+                badges.append(f"exit {step.exit_code}")
+            if step.elapsed is not None:
+                badges.append(f"{step.elapsed:.2f}s")
+            result = step.result
+            folded, lines = _fold(result) if result is not None else (False, 0)
+            views.append(StepView(number=number, kind=kind, offset=offset, title=f"tool {step.tool}",
+                                  arguments=_arguments(step.arguments), result=result, result_folded=folded,
+                                  result_lines=lines, badges=badges,
+                                  error=step.is_error or (step.exit_code not in (None, 0))))
+    calls["model_time"] = model_time
+    calls["tool_time"] = tool_time
+    return views, calls
+
+
+def diff_lines(patch: str) -> list[tuple[str, str]]:
+    """The patch as ``(css class, line)`` pairs: added, removed, hunk, file header, context."""
+    out = []
+    for line in patch.splitlines():
+        if line.startswith(("+++", "---", "diff ", "index ", "Binary ")):
+            css = "file"
+        elif line.startswith("@@"):
+            css = "hunk"
+        elif line.startswith("+"):
+            css = "add"
+        elif line.startswith("-"):
+            css = "del"
+        else:
+            css = "ctx"
+        out.append((css, line))
+    return out
+
+
+def checkpoint_page_context(run_index: int, run: LoadedRun, detail: CheckpointDetail, part: int = 1) -> dict[str, Any]:
+    """One checkpoint: verdict, usage, evaluation, plots, trajectory (one part of it), diff, prompt."""
+    entry = detail.entry
+    row = CheckpointRow.of(entry)
+    steps, calls = step_views(detail)
+    parts = max(1, -(-len(steps) // STEPS_PER_PAGE))
+    part = min(max(1, part), parts)
+    shown = steps[(part - 1) * STEPS_PER_PAGE: part * STEPS_PER_PAGE]
+    time_split = _time_split([row], calls.pop("model_time"), calls.pop("tool_time")) if row.steps is not None else None
+    evaluation = detail.evaluation
+    tests = []
+    for test in test_results(evaluation) if evaluation is not None else []:
+        data = test.model_dump() if hasattr(test, "model_dump") else dict(test)
+        tests.append({
+            "id": data.get("id") or data.get("name") or data.get("nodeid") or "?",
+            "outcome": data.get("outcome") or data.get("status") or "?",
+            "group": data.get("group") or "",
+            "duration": seconds(data.get("duration")) if isinstance(data.get("duration"), (int, float)) else "",
+            "message": data.get("message") or data.get("failure") or "",
+        })
+    problem_entries = run.find(entry.problem)
+    position = [e.checkpoint for e in problem_entries].index(entry.checkpoint)
+    neighbours = {
+        "previous": checkpoint_page(run_index, entry.problem, problem_entries[position - 1].checkpoint)
+        if position > 0 and problem_entries[position - 1].state != "pending" else None,
+        "next": checkpoint_page(run_index, entry.problem, problem_entries[position + 1].checkpoint)
+        if position + 1 < len(problem_entries) and problem_entries[position + 1].state != "pending" else None,
+    }
+    inference = detail.inference
+    return {
+        "run_index": run_index,
+        "run": run_card(run_index, run),
+        "entry": entry,
+        "row": row,
+        "metrics": _metrics(row),
+        "stop_reason": inference.stop_reason if inference else row.stop_reason,
+        "error_message": inference.error_message if inference else None,
+        "usage": row.token_usage,
+        "prompt": detail.prompt,
+        "evaluation": evaluation,
+        "tests": tests,
+        "diff": detail.diff,
+        "diff_lines": diff_lines(detail.diff.patch) if detail.diff else [],
+        "steps": shown,
+        "step_count": len(steps),
+        "part": part,
+        "parts": parts,
+        "part_links": [(n, checkpoint_page(run_index, entry.problem, entry.checkpoint, n)) for n in range(1, parts + 1)],
+        "plots_json": script_json({"calls": calls, "time": time_split}),
+        "notices": detail.notices,
+        "neighbours": neighbours,
+        "live": run.live and entry.state != "finished",
+        "money": money,
+        "tokens": tokens_text,
+        "seconds": seconds,
+    }

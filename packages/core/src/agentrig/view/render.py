@@ -1,0 +1,144 @@
+"""The report's pages and assets, rendered on request: one renderer for the server and the static writer."""
+
+from __future__ import annotations
+
+import hashlib
+import mimetypes
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+from typing import Any
+from urllib.parse import unquote
+
+from agentrig.report.reader import LoadedRun, NotARunError, load_checkpoint, open_run
+from agentrig.view import pages
+from agentrig.view.paths import ASSETS, INDEX, checkpoint_page, root_prefix
+
+ASSET_FILES = ("app.css", "app.js", "uplot/uPlot.iife.min.js", "uplot/uPlot.min.css", "uplot/LICENSE")
+
+
+@dataclass
+class Response:
+    """A rendered page or an asset."""
+
+    body: bytes
+    content_type: str
+    status: int = 200
+
+
+class Report:
+    """The report of ``runs`` (run directories, in the order given); every page rendered on request.
+
+    Runs are read again for each page (``cache_runs=False``) so that a run in
+    progress shows its newest steps; the static writer reads them once.
+    """
+
+    def __init__(self, run_dirs: list[Path], *, cache_runs: bool = False) -> None:
+        """Check that every directory is a run (:class:`NotARunError` otherwise)."""
+        self.run_dirs = [Path(p) for p in run_dirs]
+        self.cache_runs = cache_runs
+        self._runs: list[LoadedRun] | None = None
+        self._runs = [open_run(p) for p in self.run_dirs]  # fails early on a directory that is not a run
+        if not cache_runs:
+            self._runs = None
+        from jinja2 import Environment, PackageLoader, select_autoescape
+
+        self.env = Environment(
+            loader=PackageLoader("agentrig.view", "templates"),
+            autoescape=select_autoescape(["html"]),
+            trim_blocks=True,
+            lstrip_blocks=True,
+        )
+
+    def runs(self) -> list[LoadedRun]:
+        """The runs as on disk now (or as read once, with ``cache_runs``)."""
+        if self._runs is not None:
+            return self._runs
+        runs = [open_run(p) for p in self.run_dirs]
+        if self.cache_runs:
+            self._runs = runs
+        return runs
+
+    # -- pages ------------------------------------------------------------------
+
+    def _page(self, template: str, path: str, title: str, context: dict[str, Any]) -> Response:
+        root = root_prefix(path)
+        main = self.env.get_template(template).render(root=root, **context)
+        version = hashlib.sha1(main.encode("utf-8")).hexdigest()[:16]
+        html = self.env.get_template("base.html").render(
+            root=root, title=title, main=main, version=version, live=context.get("live", False)
+        )
+        return Response(html.encode("utf-8"), "text/html; charset=utf-8")
+
+    def index(self) -> Response:
+        """``index.html``."""
+        runs = self.runs()
+        title = "agentrig: " + (runs[0].name if len(runs) == 1 else f"{len(runs)} runs")
+        return self._page("index.html", INDEX, title, pages.index_page(runs))
+
+    def checkpoint(self, run_index: int, problem: str, checkpoint: str, part: int = 1) -> Response | None:
+        """One checkpoint's page (``part`` of a long trajectory), ``None`` when the run has no such checkpoint."""
+        rendered = self.checkpoint_parts(run_index, problem, checkpoint, only=part)
+        return rendered[0][1] if rendered else None
+
+    def checkpoint_parts(self, run_index: int, problem: str, checkpoint: str,
+                         only: int | None = None) -> list[tuple[str, Response]]:
+        """Every part of a checkpoint's page (or only part ``only``) with its path; reads the checkpoint once."""
+        runs = self.runs()
+        if not 1 <= run_index <= len(runs):
+            return []
+        run = runs[run_index - 1]
+        found = run.find(problem, checkpoint)
+        if not found:
+            return []
+        detail = load_checkpoint(found[0])
+        out = []
+        part = only or 1
+        while True:
+            context = pages.checkpoint_page_context(run_index, run, detail, part)
+            if context["part"] != part:  # past the last part
+                return out
+            path = checkpoint_page(run_index, problem, checkpoint, part)
+            out.append((path, self._page("checkpoint.html", path, f"{problem}/{checkpoint} · {run.name}", context)))
+            if only is not None or part >= context["parts"]:
+                return out
+            part += 1
+
+    def asset(self, name: str) -> Response | None:
+        """A file of ``static/``, ``None`` when the package has no such asset."""
+        if name not in ASSET_FILES:
+            return None
+        data = resources.files("agentrig.view").joinpath("static", *name.split("/")).read_bytes()
+        kind = mimetypes.guess_type(name)[0] or "application/octet-stream"
+        if kind.startswith("text/") or kind.endswith("javascript"):
+            kind += "; charset=utf-8"
+        return Response(data, kind)
+
+    def render(self, path: str) -> Response | None:
+        """The page or asset at ``path`` (relative to the report's root), ``None`` when there is none."""
+        path = unquote(path.split("?", 1)[0].split("#", 1)[0]).lstrip("/")
+        if path in ("", INDEX):
+            return self.index()
+        if path.startswith(f"{ASSETS}/"):
+            return self.asset(path[len(ASSETS) + 1:])
+        parts = path.split("/")
+        if len(parts) == 4 and parts[0] == "runs" and parts[1].isdigit() and parts[3].endswith(".html"):
+            name = parts[3][: -len(".html")]
+            part = 1
+            head, dot, tail = name.rpartition(".p")
+            if dot and tail.isdigit():
+                name, part = head, int(tail)
+            return self.checkpoint(int(parts[1]), parts[2], name, part)
+        return None
+
+    def checkpoints(self) -> list[tuple[int, str, str]]:
+        """``(run index, problem, checkpoint)`` of every checkpoint that has a page (started ones)."""
+        return [
+            (index, entry.problem, entry.checkpoint)
+            for index, run in enumerate(self.runs(), 1)
+            for entry in run.entries()
+            if entry.state != "pending"
+        ]
+
+
+__all__ = ["Report", "Response", "NotARunError", "ASSET_FILES"]

@@ -1,0 +1,37 @@
+"""Writing the report as static files that open from disk: no server, no network."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from urllib.parse import unquote
+
+from agentrig.run.atomic import write_bytes_atomic
+from agentrig.view.paths import ASSETS, INDEX
+from agentrig.view.render import ASSET_FILES, Report
+
+
+def _write(out: Path, page: str, body: bytes) -> None:
+    path = out.joinpath(*(unquote(part) for part in page.split("/")))
+    path.parent.mkdir(parents=True, exist_ok=True)
+    write_bytes_atomic(path, body)
+
+
+def write_site(report: Report, out: Path) -> int:
+    """Write every page and asset of ``report`` under ``out``; returns the number of files written.
+
+    The index is written last, so a report being rewritten is never opened on a
+    half-written set of pages.
+    """
+    out.mkdir(parents=True, exist_ok=True)
+    count = 0
+    for name in ASSET_FILES:
+        asset = report.asset(name)
+        assert asset is not None
+        _write(out, f"{ASSETS}/{name}", asset.body)
+        count += 1
+    for run_index, problem, checkpoint in report.checkpoints():
+        for page, response in report.checkpoint_parts(run_index, problem, checkpoint):
+            _write(out, page, response.body)
+            count += 1
+    _write(out, INDEX, report.index().body)
+    return count + 1

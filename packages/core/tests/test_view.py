@@ -1,0 +1,84 @@
+"""``agentrig view`` without a browser: bad input, the pages a report has, nothing fetched from elsewhere,
+long trajectories split into pages, and no view import on the ``agents list`` path."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from agentrig.cli import main
+from agentrig.testing.runs import CheckpointPlan, outcome_run, write_run
+from agentrig.view.paths import STEPS_PER_PAGE
+
+
+def one_error_line(err: str) -> str:
+    lines = [line for line in err.splitlines() if line.startswith("agentrig: error:")]
+    assert len(lines) == 1, err
+    assert "Traceback" not in err
+    return lines[0]
+
+
+def test_view_not_a_run(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / "empty").mkdir()
+    assert main(["view", str(tmp_path / "empty"), "--no-open"]) == 2
+    assert "is not a run directory (run.json and results.jsonl missing)" in one_error_line(capsys.readouterr().err)
+    assert main(["view", str(tmp_path / "nowhere"), "--out", str(tmp_path / "out")]) == 2
+    assert "no such directory" in one_error_line(capsys.readouterr().err)
+    assert not (tmp_path / "out").exists()
+
+
+def test_view_bad_options(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    run = outcome_run(tmp_path / "run")
+    (tmp_path / "file").write_text("x")
+    assert main(["view", str(run), "--out", str(tmp_path / "file")]) == 2
+    assert "--out" in one_error_line(capsys.readouterr().err)
+    assert main(["view", str(run), "--port", "70000", "--no-open"]) == 2
+    assert "--port 70000" in one_error_line(capsys.readouterr().err)
+
+
+def test_static_report_files_and_no_outside_references(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    run = outcome_run(tmp_path / "run")
+    out = tmp_path / "report"
+    assert main(["view", str(run), "--out", str(out)]) == 0
+    files = sorted(str(p.relative_to(out)) for p in out.rglob("*") if p.is_file())
+    pages = [f for f in files if f.startswith("runs/")]
+    assert pages == sorted(f"runs/1/{p}/{c}.html" for p, c in [
+        ("alpha", "first"), ("alpha", "second"), ("alpha", "third"), ("beta", "only"), ("gamma", "free"), ("gamma", "untested")
+    ])
+    assert "index.html" in files and "assets/uplot/uPlot.iife.min.js" in files and "assets/uplot/LICENSE" in files
+    for name in files:
+        if name.endswith((".html", ".css")) or name == "assets/app.js":
+            text = (out / name).read_text()
+            # every reference is relative: nothing is fetched from a network
+            assert not re.search(r"""(src|href)\s*=\s*["'](https?:)?//""", text), name
+            assert "url(http" not in text and "@import" not in text, name
+
+
+def test_long_trajectory_is_split_into_pages(tmp_path: Path) -> None:
+    from agentrig.view.render import Report
+
+    run = write_run(tmp_path / "long", {"p": [CheckpointPlan("c", calls=150)]})
+    total = len((run / "p/c/trajectory.jsonl").read_text().splitlines())
+    assert total > STEPS_PER_PAGE
+    report = Report([run], cache_runs=True)
+    parts = report.checkpoint_parts(1, "p", "c")
+    assert [path for path, _ in parts] == ["runs/1/p/c.html", "runs/1/p/c.p2.html"]
+    counts = [r.body.decode().count('<li class="step') for _, r in parts]
+    assert counts == [STEPS_PER_PAGE, total - STEPS_PER_PAGE]
+    assert report.render("/runs/1/p/c.p2.html").body == parts[1][1].body
+    assert report.render("/runs/1/p/missing.html") is None and report.render("/etc/passwd") is None
+    assert report.render("/assets/../../x") is None
+
+
+def test_agents_list_imports_no_report_or_view() -> None:
+    code = (
+        "import sys\nfrom agentrig.cli import main\nmain(['agents', 'list'])\n"
+        "bad = [m for m in sys.modules if m.startswith(('jinja2', 'agentrig.view', 'agentrig.report', 'markupsafe'))]\n"
+        "print('LOADED', bad)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60).stdout
+    assert "LOADED []" in out
