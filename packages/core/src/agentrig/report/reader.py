@@ -32,7 +32,8 @@ class NotARunError(RecordError):
 
 @dataclass
 class CheckpointEntry:
-    """One checkpoint of a run: its result line once finished."""
+    """One checkpoint of a run: its result line once finished. ``index`` is its position in the
+    problem, counted from 1 (``results.jsonl`` counts from 0)."""
 
     problem: str
     checkpoint: str
@@ -244,7 +245,7 @@ def open_run(path: Path) -> LoadedRun:
             else:
                 state = "pending"
             entry.checkpoints.append(
-                CheckpointEntry(problem=name, checkpoint=checkpoint, index=line.index if line else index,
+                CheckpointEntry(problem=name, checkpoint=checkpoint, index=index,
                                 state=state, result=line, paths=paths)
             )
         problems.append(entry)

@@ -79,7 +79,7 @@ class CheckpointRow(BaseModel):
 
     problem: str
     checkpoint: str
-    index: int
+    index: int  # position in the problem, from 1
     status: str
     passed: bool | None = None
     score: float | None = None
@@ -101,7 +101,7 @@ class CheckpointRow(BaseModel):
         if line is None:
             return cls(problem=entry.problem, checkpoint=entry.checkpoint, index=entry.index, status=entry.state)
         return cls(
-            problem=line.problem, checkpoint=line.checkpoint, index=line.index, status=line.status,
+            problem=line.problem, checkpoint=line.checkpoint, index=entry.index, status=line.status,
             passed=line.passed, score=line_score(line), tests=line_tests(line), stop_reason=line.stop_reason,
             steps=line.steps, tokens=line.tokens.total, token_usage=line.tokens, cost=line_cost(line),
             agent_elapsed=line.agent_elapsed, evaluation_elapsed=line.evaluation_elapsed,

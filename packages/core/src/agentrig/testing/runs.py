@@ -131,7 +131,7 @@ def write_run(
             paths = directory.checkpoint(problem, plan.name)
             prompt = f"Checkpoint {index} of {problem}: make `{plan.name}` work.\n"
             if plan.outcome == "skipped":
-                line = CheckpointResultLine(problem=problem, checkpoint=plan.name, index=index, status="skipped",
+                line = CheckpointResultLine(problem=problem, checkpoint=plan.name, index=index - 1, status="skipped",
                                             stop_reason="net_cost_limit", prior_cost=prior, started=at, completed=at)
                 directory.append_result(line)
                 totals.add(line)
@@ -177,7 +177,7 @@ def write_run(
             ))
             status_ = "error" if had_error else plan.outcome
             line = CheckpointResultLine(
-                problem=problem, checkpoint=plan.name, index=index, status=status_, passed=passed,
+                problem=problem, checkpoint=plan.name, index=index - 1, status=status_, passed=passed,
                 exit_code=evaluation.exit_code, had_error=had_error, stop_reason=stop, cost=usage.cost,
                 cost_known=known, prior_cost=prior, steps=usage.steps, tokens=usage.net_tokens,
                 agent_elapsed=agent_elapsed, evaluation_elapsed=evaluation.elapsed,

@@ -1,0 +1,75 @@
+"""``agentrig export RUN_DIR --format atif|jsonl [--output PATH]``: trajectories for other tools."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any
+
+from agentrig.cli.output import CLIError
+
+EXPORT_DIR = "exports"
+
+
+def add_parser(subparsers: Any) -> None:
+    """Add the ``export`` command."""
+    parser = subparsers.add_parser(
+        "export",
+        help="trajectories as Harbor's ATIF (one file per checkpoint) or one flat JSONL record per step",
+        description="Export a run's trajectories: --format atif writes Harbor's Agent Trajectory Interchange "
+        "Format, one <problem>/<checkpoint>.json per checkpoint; --format jsonl writes one flat record per step "
+        "(for pandas or duckdb). Fields: docs/exports.md.",
+    )
+    parser.add_argument("run_dir", type=Path, metavar="RUN_DIR", help="a run directory (runs/latest is the newest)")
+    parser.add_argument("--format", required=True, choices=["atif", "jsonl"], help="atif or jsonl")
+    parser.add_argument(
+        "--output", "-o", metavar="PATH",
+        help=f"atif: a directory (default RUN_DIR/{EXPORT_DIR}/atif); jsonl: a file, - for stdout "
+        f"(default RUN_DIR/{EXPORT_DIR}/steps.jsonl)",
+    )
+    parser.set_defaults(handler=export_command)
+
+
+def export_command(args: argparse.Namespace) -> int:
+    """Write the export; print where it went (on stderr when the records go to stdout)."""
+    from agentrig.cli.show import open_run_or_exit
+    from agentrig.report.reader import load_checkpoint
+    from agentrig.run.atomic import write_bytes_atomic
+
+    run = open_run_or_exit(args.run_dir)
+    entries = [e for e in run.entries() if e.paths.root.is_dir()]
+    if args.format == "atif":
+        from agentrig.report.atif import to_atif
+
+        out = Path(args.output) if args.output else run.root / EXPORT_DIR / "atif"
+        if out.exists() and not out.is_dir():
+            raise CLIError(f"--output {out}: exists and is not a directory", status=2)
+        try:
+            for entry in entries:
+                trajectory = to_atif(run, load_checkpoint(entry))
+                data = trajectory.model_dump_json(indent=2, exclude_none=True) + "\n"
+                write_bytes_atomic(out / entry.problem / f"{entry.checkpoint}.json", data.encode("utf-8"))
+        except OSError as exc:
+            raise CLIError(f"--output {out}: {exc.strerror or exc}", status=2) from None
+        print(f"{len(entries)} ATIF trajectories written under {out}")
+        return 0
+    from agentrig.report.flat import flat_steps
+
+    lines: list[str] = []
+    for entry in entries:
+        lines += [record.model_dump_json() for record in flat_steps(run, load_checkpoint(entry))]
+    text = "".join(line + "\n" for line in lines)
+    if args.output == "-":
+        sys.stdout.write(text)
+        print(f"{len(lines)} steps of {len(entries)} checkpoints", file=sys.stderr)
+        return 0
+    out = Path(args.output) if args.output else run.root / EXPORT_DIR / "steps.jsonl"
+    if out.is_dir():
+        raise CLIError(f"--output {out}: is a directory; name a file (or - for stdout)", status=2)
+    try:
+        write_bytes_atomic(out, text.encode("utf-8"))
+    except OSError as exc:
+        raise CLIError(f"--output {out}: {exc.strerror or exc}", status=2) from None
+    print(f"{len(lines)} steps of {len(entries)} checkpoints written to {out}")
+    return 0
