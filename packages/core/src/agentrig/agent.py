@@ -50,8 +50,10 @@ class AgentConfigBase(BaseModel):
             "(a Dockerfile's own ${VAR} is left alone); built as agentrig/<agent>-<version>:<base-tag>."
         ),
     )
-    reset_context: bool = Field(
-        default=True, description="Start every checkpoint with a fresh context (false: continue the conversation)."
+    reset_context: bool | None = Field(
+        default=None,
+        description="Start every checkpoint with a fresh context (true) or continue the conversation (false); "
+        "none: the run's setting (agentrig run --reset-context/--keep-context, default keep).",
     )
 
     @model_validator(mode="after")

@@ -44,6 +44,23 @@ def add_parser(subparsers: Any) -> None:
         help="where problems run: local (default: this machine, --jobs at once) or a plugin's executor (ray)",
     )
     parser.add_argument("--test-timeout", type=float, default=600.0, help="seconds a checkpoint's test may take (default 600)")
+    context = parser.add_mutually_exclusive_group()
+    context.add_argument(
+        "--reset-context", dest="reset_context", action="store_true", default=None,
+        help="start every checkpoint with a fresh conversation",
+    )
+    context.add_argument(
+        "--keep-context", dest="reset_context", action="store_false",
+        help="continue the conversation from checkpoint to checkpoint (the default); "
+        "an agent config's own reset_context overrides either",
+    )
+    parser.add_argument(
+        "--thinking", choices=["none", "low", "medium", "high"], metavar="PRESET",
+        help="extended thinking / reasoning effort: none, low, medium, high (default: the model's own)",
+    )
+    parser.add_argument(
+        "--thinking-max-tokens", type=int, metavar="N", help="thinking budget in tokens (at least 1024)"
+    )
     loudness = parser.add_mutually_exclusive_group()
     loudness.add_argument("--quiet", "-q", action="store_true", help="no progress, only the summary")
     loudness.add_argument("--verbose", "-v", action="store_true", help="one line per agent step")
@@ -140,6 +157,31 @@ def _resolve_model(name: str | None, models_dir: Path | None) -> Any:
     return model
 
 
+def _with_model_settings(config: Any, model: Any) -> Any:
+    """The config with the catalog's ``agent_specific`` settings for its agent filled in."""
+    from agentrig.run.agent_config import AgentConfigError, apply_model_settings
+
+    try:
+        return apply_model_settings(config, model)
+    except AgentConfigError as exc:
+        raise CLIError(str(exc), status=2) from None
+
+
+def _run_settings(args: argparse.Namespace) -> Any:
+    """``--reset-context/--keep-context`` and ``--thinking``, as recorded in ``run.json``."""
+    from agentrig.run.records import RunSettings
+
+    if args.thinking_max_tokens is not None and args.thinking_max_tokens < 1024:
+        raise CLIError(f"--thinking-max-tokens {args.thinking_max_tokens}: must be at least 1024", status=2)
+    if args.thinking == "none" and args.thinking_max_tokens is not None:
+        raise CLIError("--thinking-max-tokens needs thinking on: drop it or pick --thinking low|medium|high", status=2)
+    return RunSettings(
+        reset_context=bool(args.reset_context),
+        thinking=args.thinking,
+        thinking_max_tokens=args.thinking_max_tokens,
+    )
+
+
 def run_command(args: argparse.Namespace) -> int:
     """Check every input, run the problems, print the summary; 130 when interrupted."""
     from agentrig.cli.agents import loaded_registry
@@ -177,6 +219,8 @@ def run_command(args: argparse.Namespace) -> int:
         hint = " (pass --image IMAGE)" if "'image'" in str(exc) else ""
         raise CLIError(f"{exc}{hint}", status=2) from None
     model = _resolve_model(args.model, args.models_dir)
+    config = _with_model_settings(config, model)
+    settings = _run_settings(args)
     spec, plugin = registry.agent_spec(config.type)
     identity = RunIdentity(
         agent=AgentRecord(
@@ -186,6 +230,7 @@ def run_command(args: argparse.Namespace) -> int:
         model=ModelRecord(id=args.model, provider=model.provider, name=model.name),
         runtime=RuntimeRecord(name=args.runtime, image=args.image, options=runtime_options),
         problems=[p.name for p in problems],
+        settings=settings,
     )
     request = RunRequest(
         problems=[p.path for p in problems],
@@ -203,6 +248,9 @@ def run_command(args: argparse.Namespace) -> int:
         executor_options=executor_options,
         verbose=args.verbose,
         test_timeout=args.test_timeout,
+        reset_context=settings.reset_context,
+        thinking=settings.thinking,
+        thinking_max_tokens=settings.thinking_max_tokens,
     )
     from agentrig.run.agent_image import AgentImageError
 
@@ -272,6 +320,12 @@ def _resume_command(args: argparse.Namespace, directory: Path) -> str:
         words += ["--models-dir", str(args.models_dir)]
     for override in args.overrides:
         words += ["-c", override]
+    if args.reset_context is not None:
+        words.append("--reset-context" if args.reset_context else "--keep-context")
+    if args.thinking:
+        words += ["--thinking", args.thinking]
+    if args.thinking_max_tokens is not None:
+        words += ["--thinking-max-tokens", str(args.thinking_max_tokens)]
     words += ["--output", str(directory), "--resume"]
     return " ".join(shlex.quote(w) for w in words)
 

@@ -146,3 +146,33 @@ def build_agent_config(
     except ValidationError as exc:
         via = f"{source} with -c overrides" if overrides else source
         raise AgentConfigError(f"agent config ({via}): {_describe(exc)}") from None
+
+
+def _merge(base: dict[str, Any], over: dict[str, Any]) -> dict[str, Any]:
+    """``over`` on top of ``base``, nested mappings merged key by key."""
+    out = dict(base)
+    for key, value in over.items():
+        if isinstance(value, dict) and isinstance(out.get(key), dict):
+            out[key] = _merge(out[key], value)
+        else:
+            out[key] = value
+    return out
+
+
+def apply_model_settings(config: AgentConfigBase, model: Any) -> AgentConfigBase:
+    """``config`` with the model catalog's ``agent_specific`` settings for its agent type filled in.
+
+    The catalog's settings are defaults: a field the config file or a ``-c``
+    override set explicitly wins. A setting that is not a field of the agent's
+    config is an error naming the catalog entry.
+    """
+    settings = model.settings_for(config.type) if hasattr(model, "settings_for") else {}
+    if not settings:
+        return config
+    explicit = config.model_dump(mode="json", exclude_unset=True)
+    try:
+        return type(config).model_validate(_merge(settings, explicit))
+    except ValidationError as exc:
+        raise AgentConfigError(
+            f"model catalog entry {model.id}: agent_specific.{config.type}: {_describe(exc)}"
+        ) from None

@@ -31,3 +31,6 @@ class ProblemJob(BaseModel):
     output_dir: str
     verbose: bool = False
     test_timeout: float = DEFAULT_TEST_TIMEOUT
+    reset_context: bool = False  # the run's setting; an agent config's own reset_context wins
+    thinking: str | None = None  # a ThinkingPreset value (--thinking)
+    thinking_max_tokens: int | None = None

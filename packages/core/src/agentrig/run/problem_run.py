@@ -199,8 +199,20 @@ class _ProblemRun:
         if model.provider == "replay" and start:
             # A resumed replay goes on with the replies of the checkpoint it resumes at.
             model = model.model_copy(update={"replay_start": self._replies_used(start)})
+        from agentrig.model_definition import ThinkingPreset
+
+        # the agent config's own reset_context overrides the run's setting
+        if self.config.reset_context is None:
+            self.config = self.config.model_copy(update={"reset_context": self.job.reset_context})
         self.agent = Agent.from_config(
-            self.config, model, credential, self.problem.name, self.job.verbose, self.job.image
+            self.config,
+            model,
+            credential,
+            self.problem.name,
+            self.job.verbose,
+            self.job.image,
+            ThinkingPreset(self.job.thinking) if self.job.thinking else None,
+            self.job.thinking_max_tokens,
         )
         self.agent.prior_cost = prior_cost
         self.agent.add_step_listener(self._on_step)
@@ -322,7 +334,7 @@ class _ProblemRun:
             message=detail,
         )
         net_limit_hit = result.stop_reason == "net_cost_limit" or agent.hit_net_rate_limit()
-        agent.finish_checkpoint(reset_context=self.config.reset_context)
+        agent.finish_checkpoint(reset_context=bool(self.config.reset_context))
         return snapshot, net_limit_hit
 
     def _skip(self, index: int, checkpoint: Checkpoint) -> None:

@@ -191,6 +191,21 @@ class RuntimeRecord(_Record):
     agent_image: str | None = None
 
 
+class RunSettings(_Record):
+    """How the run drives every agent, whatever its type.
+
+    ``reset_context``: start each checkpoint with a fresh conversation
+    (``--reset-context``) or continue the previous one (``--keep-context``,
+    the default); an agent config's own ``reset_context`` overrides it.
+    ``thinking`` and ``thinking_max_tokens``: ``--thinking`` and
+    ``--thinking-max-tokens``, handed to ``Agent.from_config``.
+    """
+
+    reset_context: bool = False
+    thinking: str | None = None
+    thinking_max_tokens: int | None = None
+
+
 class RunIdentity(_Record):
     """What makes two invocations the same run (``--resume`` compares these)."""
 
@@ -198,6 +213,7 @@ class RunIdentity(_Record):
     model: ModelRecord
     runtime: RuntimeRecord
     problems: list[str]
+    settings: RunSettings = Field(default_factory=RunSettings)
 
     def differences(self, other: RunIdentity) -> list[str]:
         """Names of the settings that differ from ``other``, for an error message."""
@@ -217,6 +233,9 @@ class RunIdentity(_Record):
             out.append(f"runtime '{other.runtime.name}' vs '{self.runtime.name}'")
         if self.problems != other.problems:
             out.append(f"problems {other.problems} vs {self.problems}")
+        if self.settings != other.settings:
+            mine, theirs = self.settings.model_dump(), other.settings.model_dump()
+            out.append(f"run settings ({', '.join(k for k in mine if mine[k] != theirs[k])})")
         return out
 
 

@@ -55,6 +55,9 @@ class RunRequest(BaseModel):
     executor_options: dict[str, Any] = Field(default_factory=dict)
     verbose: bool = False
     test_timeout: float = DEFAULT_TEST_TIMEOUT
+    reset_context: bool = False
+    thinking: str | None = None
+    thinking_max_tokens: int | None = None
 
 
 def default_output(now: datetime | None = None) -> Path:
@@ -201,6 +204,9 @@ def _prepare_claimed(
             output_dir=str(directory.root.resolve()),
             verbose=request.verbose,
             test_timeout=request.test_timeout,
+            reset_context=request.reset_context,
+            thinking=request.thinking,
+            thinking_max_tokens=request.thinking_max_tokens,
         )
         for problem in problems
     ]
