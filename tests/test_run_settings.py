@@ -183,3 +183,22 @@ def test_catalog_agent_specific_unknown_field_is_one_line(tmp_path: Path, fake_o
     assert proc.returncode == 2
     assert "model catalog entry openai/house-model: agent_specific.react: unknown field 'max_tokenz'" in proc.stderr
     assert "Traceback" not in proc.stderr
+
+
+def test_runner_time_limit_through_agentrig_run(tmp_path: Path, fake_openai_server: Any) -> None:
+    from agentrig.run.records import CheckpointResultLine
+    from agentrig.trajectory import ErrorStep, parse_step
+
+    fake_openai_server.respond_with(testkit.solver())
+    problem = testkit.make_problem(tmp_path / "p", "slow", [("Wait.", [testkit.bash("sleep 60")], "true\n")])
+    out = tmp_path / "run"
+    env = testkit.cli_env(tmp_path, fake_openai_server.base_url)
+    proc = agentrig(tmp_path, env, "run", str(problem), "--agent", "scripted", "--model", "openai/gpt-4o-mini",
+                    "-c", "cost_limits.time_limit=4", "--output", str(out))
+    assert proc.returncode == 0, proc.stderr
+    (line,) = [CheckpointResultLine.model_validate_json(x) for x in (out / "results.jsonl").read_text().splitlines()]
+    assert line.stop_reason == "time_limit" and not line.had_error and line.agent_elapsed < 30
+    steps = [parse_step(x) for x in (out / "slow/checkpoint_1/trajectory.jsonl").read_text().splitlines()]
+    assert isinstance(steps[-1], ErrorStep) and steps[-1].error_type == "time_limit"
+    # the sleep, when it started before the limit (a loaded machine may take longer to get there), was ended
+    assert all(s.exit_code != 0 for s in steps if s.kind == "tool_use")

@@ -8,6 +8,8 @@ for each checkpoint ``run_checkpoint(task)``, ``save_artifacts(path)``,
 from __future__ import annotations
 
 import logging
+import threading
+import time
 import traceback
 from abc import ABC, abstractmethod
 from collections.abc import Callable
@@ -123,6 +125,9 @@ class Agent(ABC):
         self._step_listeners: list[StepListener] = []
         self.parent_agent: Agent | None = None
         """The agent that runs this one as a tool (a subagent), or ``None``."""
+        self._stop_lock = threading.Lock()
+        self._stop_request: tuple[str, str] | None = None
+        self._checkpoint_clock: float | None = None
 
     # -- construction -------------------------------------------------------
 
@@ -199,8 +204,36 @@ class Agent(ABC):
         return bool(limit) and self.usage.cost + self.prior_cost >= limit
 
     def limit_reached(self) -> str | None:
-        """The name of the limit the agent has reached (``step_limit``, ...), or ``None``."""
-        return self.cost_limits.exceeded(self.usage, self.prior_cost)
+        """The name of the limit the agent has reached (``step_limit``, ``time_limit``, ...), or ``None``.
+
+        A stop the runner requested (:meth:`request_stop`) counts as reached.
+        """
+        if self._stop_request is not None:
+            return self._stop_request[0]
+        reason = self.cost_limits.exceeded(self.usage, self.prior_cost)
+        if reason is None and self.cost_limits.time_limit and self._checkpoint_clock is not None:
+            if time.monotonic() - self._checkpoint_clock >= self.cost_limits.time_limit:
+                reason = "time_limit"
+        return reason
+
+    def request_stop(self, reason: str, message: str | None = None) -> bool:
+        """Ask the running checkpoint to stop (thread-safe); ``False`` when a stop was already asked.
+
+        The runner calls it when a limit it enforces is reached. From then on
+        :meth:`check_limits` and :meth:`emit_step` raise :class:`AgentLimitError`
+        with ``reason``, and the checkpoint ends with ``stop_reason = reason``
+        and an ``ErrorStep`` saying ``message``.
+        """
+        with self._stop_lock:
+            if self._stop_request is not None:
+                return False
+            self._stop_request = (reason, message or f"{reason} reached: the runner stopped the agent")
+            return True
+
+    @property
+    def stop_requested(self) -> str | None:
+        """The reason of a stop the runner asked for in this checkpoint, or ``None``."""
+        return self._stop_request[0] if self._stop_request is not None else None
 
     def check_limits(self) -> None:
         """Raise :class:`AgentLimitError` when a limit is reached; call before each model call."""
@@ -217,7 +250,15 @@ class Agent(ABC):
 
         A subagent's steps (``parent_agent`` set) go to the ``agentrig_subagent_step``
         hook instead: observers of a run see them only when they ask for them.
+        Once the runner asked the agent to stop (:meth:`request_stop`), the
+        step is still reported, then :class:`AgentLimitError` is raised: an
+        agent that never checks its limits stops at its next step.
         """
+        self._deliver(step)
+        if self._stop_request is not None:
+            raise AgentLimitError(self._stop_request[0], self._stop_request[1])
+
+    def _deliver(self, step: TrajectoryStep) -> None:
         for listener in self._step_listeners:
             listener(step)
         from agentrig.plugins import fire_hook
@@ -234,15 +275,27 @@ class Agent(ABC):
         started = datetime.now(timezone.utc)
         had_error = False
         error_message: str | None = None
+        with self._stop_lock:
+            self._stop_request = None
+        self._checkpoint_clock = time.monotonic()
         try:
             self.run(task)
         except AgentLimitError as exc:
             self.stop_reason = self.stop_reason or exc.reason
         except Exception as exc:
-            had_error = True
-            error_message = traceback.format_exc()
-            self.stop_reason = self.stop_reason or "error"
-            self.log.error("agent raised %s: %s", type(exc).__name__, exc)
+            if self._stop_request is None:  # an agent stopped by the runner fails in many ways: not an error
+                had_error = True
+                error_message = traceback.format_exc()
+                self.stop_reason = self.stop_reason or "error"
+                self.log.error("agent raised %s: %s", type(exc).__name__, exc)
+        finally:
+            self._checkpoint_clock = None
+        stop = self._stop_request
+        if stop is not None:
+            from agentrig.trajectory import ErrorStep
+
+            self.stop_reason = stop[0]
+            self._deliver(ErrorStep(message=stop[1], error_type=stop[0]))
         return self.checkpoint_result(started, had_error=had_error, error_message=error_message)
 
     def checkpoint_result(

@@ -13,6 +13,7 @@ from agentrig.plugins import fire_hook
 if TYPE_CHECKING:
     from agentrig.agent import Agent, CheckpointInferenceResult
     from agentrig.problem import Checkpoint
+    from agentrig.runtime.interface import Runtime
     from agentrig.session import Session
 
 
@@ -22,10 +23,20 @@ def setup_agent(agent: Agent, session: Session) -> None:
     fire_hook("agentrig_agent_setup", agent=agent, session=session)
 
 
-def run_checkpoint(agent: Agent, checkpoint: Checkpoint, task: str) -> CheckpointInferenceResult:
-    """Fire ``agentrig_checkpoint_start``, run the checkpoint, fire ``agentrig_checkpoint_end``."""
+def run_checkpoint(
+    agent: Agent, checkpoint: Checkpoint, task: str, runtime: Runtime | None = None
+) -> CheckpointInferenceResult:
+    """Fire ``agentrig_checkpoint_start``, run the checkpoint, fire ``agentrig_checkpoint_end``.
+
+    ``cost_limits.time_limit`` and ``token_limit`` are enforced meanwhile
+    (:class:`agentrig.limits.LimitWatchdog`); at a limit, the processes the
+    agent runs in ``runtime`` are ended.
+    """
+    from agentrig.limits import LimitWatchdog
+
     fire_hook("agentrig_checkpoint_start", agent=agent, checkpoint=checkpoint)
-    result = agent.run_checkpoint(task)
+    with LimitWatchdog(agent, runtime):
+        result = agent.run_checkpoint(task)
     fire_hook("agentrig_checkpoint_end", agent=agent, checkpoint=checkpoint, result=result)
     return result
 

@@ -72,8 +72,11 @@ class UsageTracker(BaseModel):
 class AgentCostLimits(BaseModel):
     """Limits on an agent's spending. ``0`` means no limit.
 
-    ``cost_limit`` and ``step_limit`` apply to one checkpoint;
-    ``net_cost_limit`` to the whole problem (every checkpoint together).
+    ``cost_limit``, ``step_limit``, ``token_limit`` and ``time_limit`` apply to
+    one checkpoint; ``net_cost_limit`` to the whole problem (every checkpoint
+    together). ``time_limit`` and ``token_limit`` are also enforced by the
+    runner for agents that do not check their limits themselves (see
+    :mod:`agentrig.limits`).
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -81,16 +84,24 @@ class AgentCostLimits(BaseModel):
     cost_limit: float = Field(default=0.0, ge=0)
     net_cost_limit: float = Field(default=0.0, ge=0)
     step_limit: int = Field(default=0, ge=0)
+    time_limit: float = Field(default=0.0, ge=0, description="Wall-clock seconds per checkpoint.")
+    token_limit: int = Field(
+        default=0, ge=0, description="Tokens per checkpoint: every token sent or received (TokenUsage.total)."
+    )
 
     def exceeded(self, usage: UsageTracker, prior_cost: float = 0.0) -> str | None:
         """Name the limit that ``usage`` has reached, or ``None``.
 
-        Returns ``"step_limit"``, ``"cost_limit"`` or ``"net_cost_limit"``.
+        Returns ``"step_limit"``, ``"cost_limit"``, ``"token_limit"`` or
+        ``"net_cost_limit"`` (``time_limit`` needs a clock: see
+        :meth:`agentrig.Agent.limit_reached`).
         """
         if self.step_limit and usage.steps >= self.step_limit:
             return "step_limit"
         if self.cost_limit and usage.cost >= self.cost_limit:
             return "cost_limit"
+        if self.token_limit and usage.net_tokens.total >= self.token_limit:
+            return "token_limit"
         if self.net_cost_limit and usage.cost + prior_cost >= self.net_cost_limit:
             return "net_cost_limit"
         return None

@@ -274,7 +274,7 @@ class _ProblemRun:
         started = utcnow()
         clock = time.monotonic()
 
-        result = lifecycle.run_checkpoint(agent, checkpoint, task)
+        result = lifecycle.run_checkpoint(agent, checkpoint, task, self.session.runtime)
         result.checkpoint_path = paths.root
         result.snapshot_dir = paths.snapshot
         result.artifacts_dir = paths.agent
