@@ -110,7 +110,7 @@ def test_thinking_reaches_react_as_openai_reasoning_effort(tmp_path: Path, fake_
     fake_openai_server.add_reply("hi")
     out = tmp_path / "run"
     env = testkit.cli_env(tmp_path, fake_openai_server.base_url)
-    proc = agentrig(tmp_path, env, "run", str(one_checkpoint(tmp_path / "p")), "--agent", "react",
+    proc = agentrig(tmp_path, env, "run", str(one_checkpoint(tmp_path / "p")), "--agent", "react", "-c", "on_no_tool_calls=stop",
                     "--model", "openai/gpt-5-mini", "--thinking", "high", "--output", str(out))
     assert proc.returncode == 0, proc.stderr
     (request,) = fake_openai_server.model_requests
@@ -122,7 +122,7 @@ def test_thinking_reaches_react_as_openai_reasoning_effort(tmp_path: Path, fake_
 def test_without_thinking_flag_react_sends_the_models_default(tmp_path: Path, fake_openai_server: Any) -> None:
     fake_openai_server.add_reply("hi")
     env = testkit.cli_env(tmp_path, fake_openai_server.base_url)
-    proc = agentrig(tmp_path, env, "run", str(one_checkpoint(tmp_path / "p")), "--agent", "react",
+    proc = agentrig(tmp_path, env, "run", str(one_checkpoint(tmp_path / "p")), "--agent", "react", "-c", "on_no_tool_calls=stop",
                     "--model", "openai/gpt-5-mini", "--output", str(tmp_path / "run"))
     assert proc.returncode == 0, proc.stderr
     (request,) = fake_openai_server.model_requests
@@ -133,7 +133,7 @@ def test_thinking_budget_reaches_react_as_anthropic_thinking(tmp_path: Path, fak
     fake_anthropic_server.add_reply("hi")
     env = testkit.cli_env(tmp_path, "http://127.0.0.1:9", ANTHROPIC_BASE_URL=fake_anthropic_server.base_url,
                           ANTHROPIC_API_KEY="sk-ant-test")
-    proc = agentrig(tmp_path, env, "run", str(one_checkpoint(tmp_path / "p")), "--agent", "react",
+    proc = agentrig(tmp_path, env, "run", str(one_checkpoint(tmp_path / "p")), "--agent", "react", "-c", "on_no_tool_calls=stop",
                     "--model", "anthropic/claude-sonnet-4-5", "--thinking", "low", "--thinking-max-tokens", "4096",
                     "-c", "max_tokens=8192", "--output", str(tmp_path / "run"))
     assert proc.returncode == 0, proc.stderr
@@ -157,7 +157,7 @@ def test_catalog_agent_specific_settings_reach_the_agent_they_name(tmp_path: Pat
     problem = one_checkpoint(tmp_path / "p")
     fake_openai_server.add_reply("hi")
     out = tmp_path / "run"
-    proc = agentrig(tmp_path, env, "run", str(problem), "--agent", "react", "--model", "openai/house-model",
+    proc = agentrig(tmp_path, env, "run", str(problem), "--agent", "react", "-c", "on_no_tool_calls=stop", "--model", "openai/house-model",
                     "--models-dir", str(models), "-c", "cost_limits.cost_limit=5", "--output", str(out))
     assert proc.returncode == 0, proc.stderr
     (request,) = fake_openai_server.model_requests
@@ -169,7 +169,7 @@ def test_catalog_agent_specific_settings_reach_the_agent_they_name(tmp_path: Pat
 
     # an explicit -c beats the catalog
     fake_openai_server.add_reply("hi")
-    proc = agentrig(tmp_path, env, "run", str(problem), "--agent", "react", "--model", "openai/house-model",
+    proc = agentrig(tmp_path, env, "run", str(problem), "--agent", "react", "-c", "on_no_tool_calls=stop", "--model", "openai/house-model",
                     "--models-dir", str(models), "-c", "max_tokens=55", "--output", str(tmp_path / "run2"))
     assert proc.returncode == 0, proc.stderr
     assert fake_openai_server.model_requests[-1].body["max_completion_tokens"] == 55
@@ -178,7 +178,7 @@ def test_catalog_agent_specific_settings_reach_the_agent_they_name(tmp_path: Pat
 def test_catalog_agent_specific_unknown_field_is_one_line(tmp_path: Path, fake_openai_server: Any) -> None:
     models = catalog(tmp_path, {"react": {"max_tokenz": 321}})
     env = testkit.cli_env(tmp_path, fake_openai_server.base_url)
-    proc = agentrig(tmp_path, env, "run", str(one_checkpoint(tmp_path / "p")), "--agent", "react",
+    proc = agentrig(tmp_path, env, "run", str(one_checkpoint(tmp_path / "p")), "--agent", "react", "-c", "on_no_tool_calls=stop",
                     "--model", "openai/house-model", "--models-dir", str(models), "--output", str(tmp_path / "run"))
     assert proc.returncode == 2
     assert "model catalog entry openai/house-model: agent_specific.react: unknown field 'max_tokenz'" in proc.stderr
