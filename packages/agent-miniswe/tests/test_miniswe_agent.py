@@ -32,7 +32,7 @@ SUBMIT = "echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT && cat hello.txt"
 def test_text_format_multi_step_task_is_solved_and_submitted(fake_openai_server, drive, session) -> None:  # type: ignore[no-untyped-def]
     for command in ("cat hello.txt", "echo world >> hello.txt", SUBMIT):
         fake_openai_server.add_reply(block(command))
-    run = drive("Append world to hello.txt.", model_options=NO_RETRY)
+    run = drive("Append world to hello.txt.", config_file="default.yaml", model_options=NO_RETRY)
 
     assert run.result.had_error is False, run.result.error_message
     assert run.result.stop_reason == "submitted"
@@ -56,7 +56,7 @@ def test_text_format_multi_step_task_is_solved_and_submitted(fake_openai_server,
 def test_artifacts_hold_mini_swe_agents_trajectory_and_no_secret(fake_openai_server, drive, api_key) -> None:  # type: ignore[no-untyped-def]
     fake_openai_server.add_reply(block("echo hi"))
     fake_openai_server.add_reply(block(SUBMIT))
-    run = drive(model_options=NO_RETRY)
+    run = drive(config_file="default.yaml", model_options=NO_RETRY)
     traj = json.loads((run.artifacts / "miniswe.traj.json").read_text())
     assert traj["trajectory_format"] == "mini-swe-agent-1.1"
     assert traj["info"]["exit_status"] == "Submitted" and traj["info"]["submission"] == "hello\n"
@@ -90,7 +90,7 @@ def test_format_errors_are_fed_back_then_stop_after_three(fake_openai_server, dr
     fake_openai_server.add_reply(block("echo recovered"))
     for _ in range(3):
         fake_openai_server.add_reply(block("echo one") + "\n" + block("echo two"))
-    run = drive(model_options=NO_RETRY)
+    run = drive(config_file="default.yaml", model_options=NO_RETRY)
 
     assert run.result.stop_reason == "format_errors"
     assert run.result.had_error is False
@@ -117,7 +117,7 @@ def test_tool_call_format_errors(fake_openai_server, drive) -> None:  # type: ig
 
 def test_step_limit_becomes_minis(fake_openai_server, drive) -> None:  # type: ignore[no-untyped-def]
     fake_openai_server.respond_with(lambda request: _reply(block("echo again")))
-    run = drive(limits=AgentCostLimits(step_limit=2), model_options=NO_RETRY)
+    run = drive(config_file="default.yaml", limits=AgentCostLimits(step_limit=2), model_options=NO_RETRY)
 
     assert run.result.stop_reason == "step_limit" and run.result.had_error is False
     assert run.agent.exit_status == "LimitsExceeded"
@@ -129,7 +129,7 @@ def test_step_limit_becomes_minis(fake_openai_server, drive) -> None:  # type: i
 def test_cost_limit_stops_after_the_call_that_reached_it(fake_openai_server, drive) -> None:  # type: ignore[no-untyped-def]
     fake_openai_server.respond_with(lambda request: _reply(block("echo again"), usage={"input": 1000, "output": 500}))
     # One call costs (1000 * 1 + 500 * 2) / 1e6 = 0.002 USD.
-    run = drive(limits=AgentCostLimits(cost_limit=0.003), model_options=NO_RETRY)
+    run = drive(config_file="default.yaml", limits=AgentCostLimits(cost_limit=0.003), model_options=NO_RETRY)
 
     assert run.result.stop_reason == "cost_limit"
     assert len(fake_openai_server.model_requests) == 2
@@ -157,7 +157,7 @@ def test_a_spent_problem_budget_makes_no_call(fake_openai_server, drive, model_d
 def test_a_command_timeout_is_reported_to_the_model(fake_openai_server, drive) -> None:  # type: ignore[no-untyped-def]
     fake_openai_server.add_reply(block("echo begun; sleep 10"))
     fake_openai_server.add_reply(block(SUBMIT))
-    run = drive(command_timeout=1, model_options=NO_RETRY)
+    run = drive(config_file="default.yaml", command_timeout=1, model_options=NO_RETRY)
 
     assert run.result.stop_reason == "submitted"
     observation = fake_openai_server.model_requests[1].body["messages"][-1]["content"]
@@ -168,14 +168,14 @@ def test_a_command_timeout_is_reported_to_the_model(fake_openai_server, drive) -
 
 def test_wall_clock_limit(fake_openai_server, drive) -> None:  # type: ignore[no-untyped-def]
     fake_openai_server.respond_with(lambda request: _reply(block("sleep 1.2")))
-    run = drive(wall_clock_limit=1, model_options=NO_RETRY)
+    run = drive(config_file="default.yaml", wall_clock_limit=1, model_options=NO_RETRY)
     assert run.result.stop_reason == "wall_clock_limit"
     assert run.agent.exit_status == "TimeExceeded"
 
 
 def test_a_model_failure_is_an_error_with_mini_exit_recorded(fake_openai_server, drive, api_key) -> None:  # type: ignore[no-untyped-def]
     fake_openai_server.add_fault(401)
-    run = drive(model_options=NO_RETRY)
+    run = drive(config_file="default.yaml", model_options=NO_RETRY)
     assert run.result.had_error is True and run.result.stop_reason == "error"
     assert api_key not in (run.result.error_message or "")
     traj = json.loads((run.artifacts / "miniswe.traj.json").read_text())
@@ -190,7 +190,7 @@ def test_continuing_the_conversation_across_checkpoints(fake_openai_server, driv
 
     fake_openai_server.add_reply(block("echo one > one.txt"))
     fake_openai_server.add_reply(block(SUBMIT))
-    run = drive("First task.", reset_context=False, model_options=NO_RETRY)
+    run = drive("First task.", config_file="default.yaml", reset_context=False, model_options=NO_RETRY)
     run.agent.finish_checkpoint(reset_context=False)
     fake_openai_server.add_reply(block(SUBMIT))
     lifecycle.run_checkpoint(run.agent, Checkpoint(name="checkpoint_2", prompt="p.md"), "Second task.")
@@ -206,7 +206,7 @@ def test_reset_starts_each_checkpoint_fresh(fake_openai_server, drive) -> None: 
     from agentrig.problem import Checkpoint
 
     fake_openai_server.add_reply(block(SUBMIT))
-    run = drive("First task.", model_options=NO_RETRY)
+    run = drive("First task.", config_file="default.yaml", model_options=NO_RETRY)
     run.agent.finish_checkpoint(reset_context=True)
     fake_openai_server.add_reply(block(SUBMIT))
     result = lifecycle.run_checkpoint(run.agent, Checkpoint(name="checkpoint_2", prompt="p.md"), "Second task.")

@@ -1,6 +1,9 @@
 """Equivalence with upstream: the same scripted model replies, fed to plain mini-swe-agent (its
 DefaultAgent, LiteLLM model and LocalEnvironment) and to ``agentrig run --agent miniswe``, give the
-same commands in the same order, the same exit status and submission, the same messages and prompts."""
+same commands in the same order, the same exit status and submission, the same messages and prompts.
+
+Two configs: ``default.yaml`` (text-based) named explicitly, and no config named at all, which must
+be what the ``mini`` command starts from (``mini.yaml``, native tool calls)."""
 
 from __future__ import annotations
 
@@ -63,6 +66,13 @@ def _write_problem(root: Path) -> Path:
     return problem
 
 
+def _mini_cli_config() -> Path:
+    """The config file the ``mini`` command starts from when given no ``-c``."""
+    from minisweagent.run.mini import DEFAULT_CONFIG_FILE
+
+    return Path(DEFAULT_CONFIG_FILE)
+
+
 def _run_upstream(config_file: str, workdir: Path, base_url: str) -> tuple[dict, list[dict]]:
     """Plain mini-swe-agent as its own API documents it: DefaultAgent + LiteLLM model + LocalEnvironment."""
     from minisweagent.models.litellm_model import LitellmModel
@@ -80,13 +90,14 @@ def _run_upstream(config_file: str, workdir: Path, base_url: str) -> tuple[dict,
     return result, agent.messages
 
 
-def _run_agentrig(config_file: str, tmp_path: Path, problem: Path, base_url: str) -> Path:
+def _run_agentrig(config_file: str | None, tmp_path: Path, problem: Path, base_url: str) -> Path:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "ANTHROPIC_", "AGENTRIG_", "MSWEA_"))}
     env.update({"OPENAI_BASE_URL": base_url, "OPENAI_API_KEY": KEY})
     out = tmp_path / "run"
     proc = subprocess.run(
         [str(Path(sys.executable).with_name("agentrig")), "run", str(problem), "--agent", "miniswe",
-         "--model", f"openai/{MODEL}", "--output", str(out), "-c", f"config_file={config_file}"],
+         "--model", f"openai/{MODEL}", "--output", str(out),
+         *(["-c", f"config_file={config_file}"] if config_file else [])],
         env=env, capture_output=True, text=True, timeout=180, cwd=tmp_path,
     )
     assert proc.returncode == 0, proc.stderr
@@ -110,10 +121,17 @@ def _prompt(request: Any) -> list[tuple[Any, ...]]:
     return shown
 
 
-@pytest.mark.parametrize("config_file", ["default.yaml", "mini.yaml"])
-def test_agentrig_run_behaves_as_plain_mini_swe_agent(config_file: str, tmp_path: Path, fake_openai_server) -> None:  # type: ignore[no-untyped-def]
+@pytest.mark.parametrize("config_file", ["default.yaml", None], ids=["default.yaml", "as-mini-by-default"])
+def test_agentrig_run_behaves_as_plain_mini_swe_agent(config_file: str | None, tmp_path: Path, fake_openai_server) -> None:  # type: ignore[no-untyped-def]
     problem = _write_problem(tmp_path / "problems")
-    script = SCRIPTS[config_file]
+    upstream_config = config_file
+    if config_file is None:  # agentrig's default must be the mini command's
+        mini_default = _mini_cli_config()
+        assert mini_default.parent == Path(UP.builtin_config_dir), "MSWEA_MINI_CONFIG_PATH must be unset here"
+        upstream_config = mini_default.name
+        assert upstream_config == "mini.yaml"
+    assert upstream_config is not None
+    script = SCRIPTS[upstream_config]
 
     fake_openai_server.enqueue(*script)
     upstream_dir = tmp_path / "upstream"
@@ -121,7 +139,7 @@ def test_agentrig_run_behaves_as_plain_mini_swe_agent(config_file: str, tmp_path
     for rel, content in FILES.items():
         (upstream_dir / rel).parent.mkdir(parents=True, exist_ok=True)
         (upstream_dir / rel).write_text(content)
-    result, messages = _run_upstream(config_file, upstream_dir, fake_openai_server.base_url)
+    result, messages = _run_upstream(upstream_config, upstream_dir, fake_openai_server.base_url)
     upstream_requests = fake_openai_server.model_requests
     assert fake_openai_server.pending == 0 and len(upstream_requests) == len(script)
     fake_openai_server.clear()

@@ -53,4 +53,4 @@ def test_config_rejects_unknown_keys_and_bad_values() -> None:
         MiniSweConfig.model_validate({"model_backend": "ollama"})
     with pytest.raises(ValueError, match="trajectory_name"):
         MiniSweConfig.model_validate({"trajectory_name": "../escape.json"})
-    assert MiniSweConfig().config_file == "default.yaml"
+    assert MiniSweConfig().config_file == "mini.yaml"

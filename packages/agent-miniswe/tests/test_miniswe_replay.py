@@ -36,7 +36,7 @@ def _fresh_session(tmp_path: Path, name: str) -> Any:
 
 
 def _replayer(model_def: Any, session: Any) -> MiniSweAgent:
-    agent = MiniSweAgent.from_config(MiniSweConfig(), model_def, None, "sample", False, None)
+    agent = MiniSweAgent.from_config(MiniSweConfig(config_file="default.yaml"), model_def, None, "sample", False, None)
     lifecycle.setup_agent(agent, session)
     return agent
 
@@ -45,7 +45,7 @@ def _replayer(model_def: Any, session: Any) -> MiniSweAgent:
 def recorded(fake_openai_server, drive, session):  # type: ignore[no-untyped-def]
     for command in SCRIPT[:-1]:
         fake_openai_server.add_reply(f"Step.\n\n```mswea_bash_command\n{command}\n```")
-    run = drive("Fix add.", model_options={"retry": {"max_retries": 0}})
+    run = drive("Fix add.", config_file="default.yaml", model_options={"retry": {"max_retries": 0}})
     assert run.result.stop_reason == "submitted"
     return run, _tree(session.workspace.path)
 
@@ -129,6 +129,6 @@ def test_bad_replay_paths_are_one_line(model_def, tmp_path) -> None:  # type: ig
     broken.write_text('{"kind": "nope"}\n')
     with pytest.raises(AgentError, match=r"trajectory\.jsonl:1: not a trajectory step"):
         load_recording(broken)
-    agent = MiniSweAgent.from_config(MiniSweConfig(), model_def, None, "sample", False, None)
+    agent = MiniSweAgent.from_config(MiniSweConfig(config_file="default.yaml"), model_def, None, "sample", False, None)
     with pytest.raises(AgentError, match="before setup"):
         agent.run_replay(tmp_path)

@@ -131,6 +131,7 @@ class MiniSweAgent(Agent):
         (a replay needs no model, nor its credential)."""
         assert self._resolved is not None
         if self.config.model_backend == "litellm":
+            self._check_litellm_tool_calls()
             return
         from agentrig_miniswe.model import LITELLM_ONLY_MODEL_KEYS, AgentrigModelConfig, check_model_kwargs
 
@@ -149,6 +150,18 @@ class MiniSweAgent(Agent):
             parse_options(self.config.model_options)
         except Exception as exc:
             raise AgentSetupError(f"miniswe model_options: {exc}") from None
+
+    def _check_litellm_tool_calls(self) -> None:
+        """LiteLLM imports ``mcp`` whenever tools are sent but does not depend on it; without it every
+        query fails, and only after mini-swe-agent's retries (minutes). Refuse at set-up instead."""
+        import importlib.util
+
+        assert self._resolved is not None
+        if self._resolved.action_format == "toolcall" and importlib.util.find_spec("mcp") is None:
+            raise AgentSetupError(
+                f"miniswe model_backend litellm with tool calls (config_file '{self.config.config_file}') needs the "
+                "'mcp' package, which LiteLLM imports but does not install: pip install 'agentrig-miniswe[litellm]'"
+            )
 
     def _build_model(self) -> Any:
         assert self._resolved is not None

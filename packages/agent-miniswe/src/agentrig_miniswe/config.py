@@ -21,8 +21,9 @@ class MiniSweConfig(AgentConfigBase):
 
     type: Literal["miniswe"] = "miniswe"
     config_file: str = Field(
-        default="default.yaml",
-        description="A config shipped with mini-swe-agent (default.yaml, mini.yaml, mini_textbased.yaml, ...) or a path to one.",
+        default="mini.yaml",
+        description="A config shipped with mini-swe-agent (mini.yaml, what the `mini` command starts from: bash tool calls; "
+        "default.yaml: one fenced command per reply; mini_textbased.yaml, ...) or a path to one.",
     )
     agent_overrides: dict[str, Any] = Field(
         default_factory=dict,
