@@ -41,6 +41,11 @@ if TYPE_CHECKING:
     from agentrig.model_definition import ModelDefinition, ThinkingPreset
     from agentrig.session import Session
     from agentrig.trajectory import TrajectoryStep
+    from agentrig_react.planning import PlanRecord
+
+
+class _RunStopped(Exception):
+    """A limit ended the run (``stop_reason`` is set); unwinds to :meth:`ReactAgent.run`."""
 
 
 @dataclass
@@ -102,6 +107,8 @@ class ReactAgent(Agent):
         self._context_base_len = 0
         self._scratch: Path | None = None
         self._usage_lock = threading.Lock()
+        self._calls = 0
+        self._plan_record: PlanRecord | None = None
 
     @classmethod
     def _from_config(  # type: ignore[override]
@@ -271,6 +278,8 @@ class ReactAgent(Agent):
         _write_lines(path / "messages.jsonl", [m.model_dump_json() for m in self.messages])
         _write_lines(path / "trajectory.jsonl", [s.model_dump_json() for s in self._trajectory])
         _write_lines(path / "replay.jsonl", [r.model_dump_json() for r in self._responses])
+        if self._plan_record is not None:
+            _write_lines(path / "plan.json", [self._plan_record.model_dump_json(indent=2)])
         if self._scratch is not None and (self._scratch / "subagents").is_dir():
             shutil.copytree(self._scratch / "subagents", path / "subagents", dirs_exist_ok=True)
 
@@ -315,22 +324,77 @@ class ReactAgent(Agent):
         self._repeats.reset()
         self._format_errors = 0
         self._nudges = 0
+        self._calls = 0
+        self._plan_record = None
         tools = specs if self.config.native_tools else None
-        act_calls = 0
-        while True:
-            if context.deadline is not None and time.monotonic() >= context.deadline:
-                self._stop("wall_clock_limit", f"wall-clock limit of {limit:g} s reached")
+        try:
+            if self.config.planning and self._run_planned(model, context, task):
                 return
-            if act_calls >= self.config.max_steps:
-                self._stop("step_limit", f"max_steps ({self.config.max_steps}) model calls reached")
-                return
+            while True:
+                self._check_running(context)
+                self.check_limits()
+                self._maybe_compact(model)
+                self.check_limits()
+                response = self._call(model, tools, "act")
+                if self._handle_reply(response.message, context):
+                    return
+        except _RunStopped:
+            return
+
+    def _check_running(self, context: ToolContext) -> None:
+        """Stop (``_RunStopped``) when the wall-clock limit or ``max_steps`` model calls are reached."""
+        limit = self.config.wall_clock_limit
+        if context.deadline is not None and time.monotonic() >= context.deadline:
+            self._stop("wall_clock_limit", f"wall-clock limit of {limit:g} s reached")
+            raise _RunStopped
+        if self._calls >= self.config.max_steps:
+            self._stop("step_limit", f"max_steps ({self.config.max_steps}) model calls reached")
+            raise _RunStopped
+
+    def _run_planned(self, model: ChatModel, context: ToolContext, task: str) -> bool:
+        """Plan -> execute -> replan (see :mod:`agentrig_react.planning`); ``False``: go on in the ReAct loop."""
+        from agentrig_react.planning import PlanRecord, PlanRunner
+
+        record = self._plan_record = PlanRecord(task=task)
+
+        def call(tag: str) -> ChatMessage:
+            self._check_running(context)
             self.check_limits()
             self._maybe_compact(model)
             self.check_limits()
-            response = self._call(model, tools, "act")
-            act_calls += 1
-            if self._handle_reply(response.message, context):
-                return
+            message = self._call(model, None, tag).message
+            if message.tool_calls:
+                # a plan is text: tool calls made anyway are read as the plan's steps
+                message = message.model_copy(
+                    update={
+                        "content": json.dumps([{"tool": c.name, "arguments": c.arguments} for c in message.tool_calls]),
+                        "tool_calls": [],
+                    }
+                )
+            self.messages.append(message)
+            if message.thinking:
+                self._emit(ThinkingStep(content=message.thinking))
+            if message.content:
+                self._emit(AgentTextStep(content=message.content))
+            return message
+
+        try:
+            return PlanRunner(self, record).run(model, context, call)
+        finally:
+            if record.stop_reason is None and self.stop_reason is not None:
+                record.stop_reason = self.stop_reason
+
+    def _plan_format_error(self, reason: str) -> bool:
+        """An unreadable plan: say so to the model; ``True`` when the format-error limit is reached."""
+        self._emit(ErrorStep(message=f"format error: {reason}", error_type="format_error"))
+        self.messages.append(
+            ChatMessage(
+                role="user",
+                content=f"Format error: {reason}.\n\nReply with only the plan: a JSON array of "
+                '{"tool": ..., "arguments": {...}} steps, or [] to work step by step.',
+            )
+        )
+        return self._count_format_error(reason)
 
     def _call(self, model: ChatModel, tools: Sequence[Any] | None, tag: str, retried: bool = False) -> ChatResponse:
         from agentrig.llm.errors import ContextLengthError, LLMError
@@ -350,6 +414,8 @@ class ReactAgent(Agent):
             self._stop("model_error", f"model call failed: {exc}")
             raise AgentStepError(f"model call failed: {exc}") from None
         self._record(response, tag)
+        if tag != "summary":
+            self._calls += 1
         self._context_base = response.usage.context
         self._context_base_len = sent
         return response
@@ -357,7 +423,7 @@ class ReactAgent(Agent):
     def _record(self, response: ChatResponse, tag: str) -> None:
         self._responses.append(response)
         with self._usage_lock:
-            self.usage.step(response.usage, response.cost or 0.0, count_step=tag == "act")
+            self.usage.step(response.usage, response.cost or 0.0, count_step=tag != "summary")
         self._emit(response.to_llm_call(tag))
 
     def _handle_reply(self, message: ChatMessage, context: ToolContext) -> bool:

@@ -112,6 +112,11 @@ class ReactConfig(AgentConfigBase):
         description="The only tools offered (built-in or subagent names); default: all. Tools added from Python stay.",
     )
     subagents: list[SubagentConfig] = Field(default_factory=list, description="Agents offered as tools.")
+    planning: bool = Field(
+        default=False, description="Plan -> execute -> replan: the model first writes a JSON plan of tool calls."
+    )
+    max_plan_iterations: int = Field(default=3, ge=1, description="Plans made per checkpoint (the first and replans).")
+    plan_prompt: str | None = Field(default=None, description="Replaces the instructions that ask for a plan.")
     base_url: str | None = Field(default=None, description="Model endpoint; overrides the provider's env var.")
     model_options: dict[str, Any] = Field(
         default_factory=dict, description="Options of the chat client (stream, timeout, retry, ...)."

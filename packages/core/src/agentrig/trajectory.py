@@ -72,6 +72,24 @@ class ErrorStep(_Step):
     error_type: str | None = None
 
 
+class PlanStep(_Step):
+    """A state a planning agent entered (plan -> execute -> replan), and why.
+
+    ``state`` is one of ``PLANNING``, ``DIRECT_EXECUTION``, ``EXECUTING_PLAN``,
+    ``ERROR_RECOVERY``, ``COMPLETION``. ``iteration`` counts plans (1: the
+    first); ``step`` is the plan step (1-based) the state concerns, with its
+    ``tool``; ``plan`` holds the steps of a plan just made; ``detail`` says why.
+    """
+
+    kind: Literal["plan"] = "plan"
+    state: str
+    iteration: int = 0
+    step: int | None = None
+    tool: str | None = None
+    detail: str | None = None
+    plan: list[dict[str, Any]] | None = None
+
+
 class LLMCall(_Step):
     """One call to a model, with what it cost.
 
@@ -90,7 +108,7 @@ class LLMCall(_Step):
 
 
 TrajectoryStep = Annotated[
-    Union[UserStep, AgentTextStep, ThinkingStep, ToolUseStep, ErrorStep, LLMCall],
+    Union[UserStep, AgentTextStep, ThinkingStep, ToolUseStep, ErrorStep, LLMCall, PlanStep],
     Field(discriminator="kind"),
 ]
 """Any trajectory step, told apart by its ``kind`` field."""

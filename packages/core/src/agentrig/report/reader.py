@@ -286,7 +286,7 @@ def _step_models() -> dict[str, Any]:
 
     return {
         model.model_fields["kind"].default: model
-        for model in (t.UserStep, t.AgentTextStep, t.ThinkingStep, t.ToolUseStep, t.ErrorStep, t.LLMCall)
+        for model in (t.UserStep, t.AgentTextStep, t.ThinkingStep, t.ToolUseStep, t.ErrorStep, t.LLMCall, t.PlanStep)
     }
 
 

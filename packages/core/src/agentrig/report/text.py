@@ -123,6 +123,13 @@ def step_text(number: int, step: Any, cumulative_cost: float | None) -> str:
         if step.result is None:
             return head + "\n    (no result recorded)"
         return head + "\n" + _indent(step.result, "    → ")
+    if kind == "plan":
+        where = f" step {step.step}" + (f" {step.tool}" if step.tool else "") if step.step else ""
+        head = f"[{number}] plan {step.state} (plan {step.iteration}{where})"
+        lines = [_indent(step.detail)] if step.detail else []
+        for index, item in enumerate(step.plan or [], 1):
+            lines.append(f"    {index}. {item.get('tool')} {_arguments(item.get('arguments', {}))[:200]}")
+        return "\n".join([head, *lines])
     return f"[{number}] {kind}"
 
 

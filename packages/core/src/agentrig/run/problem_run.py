@@ -248,6 +248,10 @@ class _ProblemRun:
             return
         kind = getattr(step, "kind", "")
         message = getattr(step, "tool", None) if kind == "tool_use" else (kind if kind != "llm_call" else None)
+        if kind == "plan":  # a planning agent's state: "plan EXECUTING_PLAN step 2 bash"
+            message = " ".join(
+                str(part) for part in ("plan", step.state, step.step and f"step {step.step}", step.tool) if part
+            )
         if kind in ("llm_call", "tool_use") or self.job.verbose:
             self.event(
                 "step",
