@@ -170,6 +170,12 @@ def to_atif(run: LoadedRun, detail: CheckpointDetail) -> AtifTrajectory:
             close()
             steps.append(AtifStep(step_id=len(steps) + 1, timestamp=stamp, source="system", message=step.message,
                                   extra={"agentrig_kind": "error", "error_type": step.error_type}))
+        elif step.kind == "plan":
+            close()
+            steps.append(AtifStep(step_id=len(steps) + 1, timestamp=stamp, source="system",
+                                  message=f"plan {step.state}" + (f": {step.detail}" if step.detail else ""),
+                                  extra={"agentrig_kind": "plan", "state": step.state, "iteration": step.iteration,
+                                         "step": step.step, "tool": step.tool, "plan": step.plan}))
         elif step.kind == "llm_call":
             close()
             usage = step.usage

@@ -74,6 +74,9 @@ def flat_steps(run: LoadedRun, detail: CheckpointDetail) -> Iterator[FlatStep]:
             record.arguments = step.arguments if isinstance(step.arguments, str) else json.dumps(step.arguments)
             record.result, record.is_error, record.exit_code, record.elapsed_s = (
                 step.result, step.is_error, step.exit_code, step.elapsed)
+        elif step.kind == "plan":
+            record.text = " ".join(str(p) for p in (step.state, step.detail) if p)
+            record.tool = step.tool
         elif step.kind == "llm_call":
             usage = step.usage
             if cumulative is not None:

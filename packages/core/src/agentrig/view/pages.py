@@ -237,6 +237,16 @@ def step_views(detail: CheckpointDetail) -> tuple[list[StepView], dict[str, Any]
                                   arguments=_arguments(step.arguments), result=result, result_folded=folded,
                                   result_lines=lines, badges=badges,
                                   error=step.is_error or (step.exit_code not in (None, 0))))
+        elif kind == "plan":
+            where = f" step {step.step}" + (f" {step.tool}" if step.tool else "") if step.step else ""
+            listing = "\n".join(
+                f"{index}. {item.get('tool')} {_arguments(item.get('arguments', {}))}"
+                for index, item in enumerate(step.plan or [], 1)
+            )
+            text = "\n".join(part for part in (step.detail, listing) if part)
+            views.append(StepView(number=number, kind=kind, offset=offset,
+                                  title=f"plan {step.state} (plan {step.iteration}{where})", text=text,
+                                  error=step.state == "ERROR_RECOVERY"))
     calls["model_time"] = model_time
     calls["tool_time"] = tool_time
     return views, calls
