@@ -50,6 +50,18 @@ _EXPORTS: dict[str, str] = {
     "StreamParser": "agentrig.stream",
     "Checkpoint": "agentrig.problem",
     "Problem": "agentrig.problem",
+    "StepAgent": "agentrig.step_agent",
+    "StepAgentConfig": "agentrig.step_agent",
+    "StepAgentAdapter": "agentrig.step_agent",
+    "AgentOutput": "agentrig.step_agent",
+    "Action": "agentrig.step_agent",
+    "ActionSchema": "agentrig.step_agent",
+    "ActionResult": "agentrig.step_agent",
+    "Observation": "agentrig.step_agent",
+    "WorkspaceFacts": "agentrig.step_agent",
+    "run_task": "agentrig.api",
+    "list_tools": "agentrig.api",
+    "TaskResult": "agentrig.api",
     "get_agent_cls": "agentrig.plugins",
     "get_agent_config_cls": "agentrig.plugins",
     "available_agent_types": "agentrig.plugins",
@@ -88,6 +100,18 @@ if TYPE_CHECKING:
     from agentrig.pricing import APIPricing
     from agentrig.problem import Checkpoint, Problem
     from agentrig.executors.interface import Executor, ExecutorError, ExecutorUnavailableError
+    from agentrig.api import TaskResult, list_tools, run_task
+    from agentrig.step_agent import (
+        Action,
+        ActionResult,
+        ActionSchema,
+        AgentOutput,
+        Observation,
+        StepAgent,
+        StepAgentAdapter,
+        StepAgentConfig,
+        WorkspaceFacts,
+    )
     from agentrig.specs import AgentSpec, ExecutorSpec, RuntimeSpec, StreamParserSpec
     from agentrig.stream import StreamParser
     from agentrig.trajectory import (
