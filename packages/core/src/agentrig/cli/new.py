@@ -24,6 +24,11 @@ def add_parser(subparsers: Any) -> None:
                        help="directory to create the package in (default: the current directory)")
     agent.add_argument("--distribution", help="the distribution name (default: agentrig-NAME with dashes)")
     agent.add_argument("--description", help="one line shown by `agentrig agents list`")
+    agent.add_argument(
+        "--kind", choices=["run", "step"], default="run",
+        help="run: an Agent with its own run(task) loop (default); step: a step agent, "
+        "step(observation) -> AgentOutput, whose loop agentrig runs",
+    )
     agent.set_defaults(handler=new_agent)
 
 
@@ -34,10 +39,11 @@ def new_agent(args: argparse.Namespace) -> int:
     try:
         scaffold = AgentScaffold.for_name(args.name, distribution=args.distribution, description=args.description)
         _warn_if_taken(scaffold.name)
-        path = create_package("agent", scaffold, args.output)
+        path = create_package("agent-step" if args.kind == "step" else "agent", scaffold, args.output)
     except ScaffoldError as exc:
         raise CLIError(str(exc), status=2) from exc
-    print(f"Created {scaffold.distribution} (agent type '{scaffold.name}') in {path}:")
+    kind = "step agent" if args.kind == "step" else "agent"
+    print(f"Created {scaffold.distribution} ({kind} type '{scaffold.name}') in {path}:")
     for name in package_files(path):
         print(f"  {name}")
     print()
