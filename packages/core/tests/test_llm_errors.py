@@ -77,6 +77,28 @@ def test_error_event_inside_a_stream_is_classified_and_retried(server: Any) -> N
     assert [(e.kind, e.status) for e in events] == [("overloaded", None)]
 
 
+@pytest.mark.parametrize("stream", [False, True])
+def test_malformed_json_from_the_server_is_invalid_response_and_retried(server: Any, stream: bool) -> None:
+    events: list[RetryEvent] = []
+    if stream:
+        event = "event: message_start\n" if isinstance(server, FakeAnthropicServer) else ""
+        torn = RawResponse(text=event + 'data: {"id": "x", "choices": [\n\n', headers={"content-type": "text/event-stream"})
+    else:
+        torn = RawResponse(text='{"id": "x", "choices": [', headers={"content-type": "application/json"})
+    server.enqueue(torn)
+    server.add_reply("recovered")
+    response = chat(server, stream=stream, on_retry=events.append).complete(MESSAGES)
+    assert response.message.content == "recovered" and response.attempts == 2
+    assert [e.kind for e in events] == ["invalid_response"]
+
+    server.enqueue(torn, torn)
+    with pytest.raises(errors.InvalidResponseError) as caught:
+        chat(server, stream=stream, retry=RetryPolicy(max_retries=1, initial_delay=0)).complete(MESSAGES)
+    assert caught.value.kind == "invalid_response" and caught.value.retryable and caught.value.attempts == 2
+    assert "the server sent invalid JSON" in str(caught.value)
+    assert caught.value.__cause__ is None and caught.value.__context__ is None
+
+
 def test_raw_sse_error_event(fake_anthropic_server: FakeAnthropicServer) -> None:
     text = (
         'event: message_start\ndata: {"type":"message_start","message":{"id":"msg_1","type":"message","role":"assistant",'

@@ -9,6 +9,7 @@ duck typing, so it serves both SDKs and their successive versions.
 from __future__ import annotations
 
 import email.utils
+import json
 import re
 import time
 from collections.abc import Iterable, Mapping
@@ -156,4 +157,7 @@ def classify_exception(exc: BaseException, *, provider: str, secrets: Iterable[s
         return cls(f"{type(exc).__name__}: {detail}" if detail != type(exc).__name__ else detail, provider=provider)
     if sdk and type(exc).__name__ == "APIResponseValidationError":
         return e.InvalidResponseError(one_line(str(exc), secrets), provider=provider)
+    if isinstance(exc, json.JSONDecodeError):
+        # the SDKs parse bodies and stream events with json.loads and let this through
+        return e.InvalidResponseError(f"the server sent invalid JSON ({exc.msg} at line {exc.lineno} column {exc.colno})", provider=provider)
     return None

@@ -121,8 +121,9 @@ class BadRequestError(PermanentLLMError):
     kind = "bad_request"
 
 
-class InvalidResponseError(PermanentLLMError):
-    """The provider answered something the client cannot read."""
+class InvalidResponseError(TransientLLMError):
+    """The provider answered something the client cannot read (invalid JSON, a reply
+    without choices): a garbled answer from a proxy or an overloaded server, retried."""
 
     kind = "invalid_response"
 
