@@ -188,3 +188,33 @@ def test_output_directory_lock(tmp_path: Path) -> None:
         import os
 
         os.close(fd)
+
+
+@pytest.mark.parametrize(
+    ("model", "overrides", "env", "message"),
+    [
+        ("nosuchprov/x", [], {}, "model nosuchprov/x: provider 'nosuchprov' needs an endpoint: set NOSUCHPROV_BASE_URL"),
+        ("openai/gpt-4o-mini", ["model_options.retry.max_retries=-1"], {"OPENAI_API_KEY": "sk-test"},
+         "model openai/gpt-4o-mini: model option 'retry.max_retries': Input should be greater than or equal to 0"),
+        ("openai/gpt-4o-mini", [], {}, "model openai/gpt-4o-mini: no credential for openai: set OPENAI_API_KEY"),
+    ],
+    ids=["no-endpoint", "bad-model-option", "no-api-key"],
+)
+def test_model_settings_are_checked_before_the_run_directory_exists(
+    problem: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch,
+    model: str, overrides: list[str], env: dict[str, str], message: str,
+) -> None:
+    for name in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "NOSUCHPROV_BASE_URL", "NOSUCHPROV_API_KEY"):
+        monkeypatch.delenv(name, raising=False)
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    out = tmp_path / "run"
+    args = [str(problem), "--agent", "react", "--model", model, "--output", str(out)]
+    for override in overrides:
+        args += ["-c", override]
+    status, err = run_cli(capsys, *args)
+    assert status == 2
+    line = one_error_line(err)
+    assert line.startswith(f"agentrig: error: {message}")
+    assert line.count(f"model {model}:") == 1
+    assert not out.exists()

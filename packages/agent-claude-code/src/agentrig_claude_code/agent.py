@@ -136,8 +136,8 @@ class ClaudeCodeAgent(Agent):
 
     # -- setup ------------------------------------------------------------------
 
-    def setup(self, session: Session) -> None:
-        """Check the model endpoint, the CLI and its version in ``session``'s runtime; isolate its state."""
+    def preflight(self) -> None:
+        """Check that the model can be reached through the Anthropic API: endpoint and credential."""
         from agentrig.llm.factory import resolve_base_url
 
         if self.model.provider == "replay":
@@ -152,6 +152,13 @@ class ClaudeCodeAgent(Agent):
             raise AgentSetupError(
                 "the claude_code agent needs a credential: set ANTHROPIC_API_KEY (or ANTHROPIC_AUTH_TOKEN)"
             )
+
+    def setup(self, session: Session) -> None:
+        """Check the model endpoint, the CLI and its version in ``session``'s runtime; isolate its state."""
+        from agentrig.llm.factory import resolve_base_url
+
+        self.preflight()
+        base_url = resolve_base_url(self.model, self.config.base_url)
         self._session = session
         self._runtime = runtime = session.runtime
         home = getattr(runtime, "home", None)

@@ -126,6 +126,17 @@ class MiniSweAgent(Agent):
                 f"{_first_error(exc)}"
             ) from None
 
+    def preflight(self) -> None:
+        """Check the model's endpoint, credential and ``model_options`` (agentrig backend) without calling it."""
+        if self.config.model_backend == "litellm":
+            return
+        from agentrig.llm.factory import check_chat_model
+
+        try:
+            check_chat_model(self.model, self.credential, base_url=self.config.base_url, **self.config.model_options)
+        except Exception as exc:  # one line naming the missing key, the endpoint or the bad option
+            raise AgentSetupError(f"miniswe cannot reach model '{self.model.id}': {exc}") from None
+
     def _check_model_settings(self) -> None:
         """Refuse bad model settings at set-up; the client itself is made on the first run
         (a replay needs no model, nor its credential)."""

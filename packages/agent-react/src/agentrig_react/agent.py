@@ -231,18 +231,31 @@ class ReactAgent(Agent):
             max_output_chars=self.config.max_output_chars,
         )
 
-    def _make_chat_model(self) -> ChatModel:
-        from agentrig.llm.errors import LLMError
-        from agentrig.llm.factory import create_chat_model
-
+    def _model_options(self) -> dict[str, Any]:
         options: dict[str, Any] = dict(self.config.model_options)
         if self.thinking_preset is not None:
             options.setdefault("thinking", self.thinking_preset)
         if self.thinking_max_tokens is not None:
             options.setdefault("thinking_budget", self.thinking_max_tokens)
+        return options
+
+    def preflight(self) -> None:
+        """Check the model's endpoint, credential and ``model_options`` without calling it."""
+        from agentrig.llm.errors import LLMError
+        from agentrig.llm.factory import check_chat_model
+
+        try:
+            check_chat_model(self.model_definition, self.credential, base_url=self.config.base_url, **self._model_options())
+        except LLMError as exc:
+            raise AgentSetupError(f"model {self.model_definition.id}: {exc.message}") from None
+
+    def _make_chat_model(self) -> ChatModel:
+        from agentrig.llm.errors import LLMError
+        from agentrig.llm.factory import create_chat_model
+
         try:
             return create_chat_model(
-                self.model_definition, self.credential, base_url=self.config.base_url, **options
+                self.model_definition, self.credential, base_url=self.config.base_url, **self._model_options()
             )
         except LLMError as exc:
             raise AgentSetupError(f"model {self.model_definition.id}: {exc.message}") from None

@@ -168,6 +168,16 @@ class Agent(ABC):
 
     # -- lifecycle ----------------------------------------------------------
 
+    def preflight(self) -> None:
+        """Raise :class:`AgentSetupError` when the agent's model settings cannot work.
+
+        ``agentrig run`` calls it once, before the run directory exists, so a
+        missing API key, a provider without an endpoint or an invalid model
+        option is a usage error (exit 2) instead of a failed run. It must make
+        no network call and start nothing; ``setup`` still runs its own checks.
+        The default checks nothing.
+        """
+
     @abstractmethod
     def setup(self, session: Session) -> None:
         """Prepare to work in ``session`` (its workspace and runtime)."""

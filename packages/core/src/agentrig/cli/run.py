@@ -182,6 +182,30 @@ def _run_settings(args: argparse.Namespace) -> Any:
     )
 
 
+def _preflight(config: Any, args: argparse.Namespace, settings: Any) -> None:
+    """The agent's own checks of its model settings (endpoint, credential, options): no call, nothing created."""
+    import warnings
+
+    from agentrig.agent import Agent
+    from agentrig.catalog import UnknownModelWarning
+    from agentrig.errors import AgentError
+    from agentrig.run.models import resolve
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UnknownModelWarning)  # warned once already
+        model, credential = resolve(args.model, args.models_dir)
+    try:
+        from agentrig.model_definition import ThinkingPreset
+
+        thinking = ThinkingPreset(settings.thinking) if settings.thinking else None
+        agent = Agent.from_config(
+            config, model, credential, "preflight", False, args.image, thinking, settings.thinking_max_tokens
+        )
+        agent.preflight()
+    except AgentError as exc:
+        raise CLIError(str(exc), status=2) from None
+
+
 def run_command(args: argparse.Namespace) -> int:
     """Check every input, run the problems, print the summary; 130 when interrupted."""
     from agentrig.cli.agents import loaded_registry
@@ -221,6 +245,7 @@ def run_command(args: argparse.Namespace) -> int:
     model = _resolve_model(args.model, args.models_dir)
     config = _with_model_settings(config, model)
     settings = _run_settings(args)
+    _preflight(config, args, settings)
     spec, plugin = registry.agent_spec(config.type)
     identity = RunIdentity(
         agent=AgentRecord(

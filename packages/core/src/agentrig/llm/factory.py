@@ -50,6 +50,36 @@ def parse_options(options: Mapping[str, Any]) -> ChatOptions:
         raise ConfigurationError(f"model option '{name}': {first['msg']}") from None
 
 
+def check_chat_model(
+    model: ModelDefinition,
+    credential: ProviderCredential | None,
+    *,
+    base_url: str | None = None,
+    environ: Mapping[str, str] | None = None,
+    **options: Any,
+) -> ChatOptions:
+    """Everything :func:`create_chat_model` checks, without making a client or a call.
+
+    Returns the parsed options; raises :class:`ConfigurationError` (invalid
+    option, provider without an endpoint) or :class:`AuthenticationError` (no
+    credential for a provider's own API), one line naming what to fix.
+    """
+    parsed = parse_options(options)
+    if model.provider == "replay":
+        return parsed
+    url = resolve_base_url(model, base_url, environ=environ)
+    if model.provider in ANTHROPIC_PROVIDERS or model.provider == "openai":
+        if credential is None and url is None:
+            raise AuthenticationError(_missing(model.provider), provider=model.provider)
+    elif url is None:
+        raise ConfigurationError(
+            f"provider '{model.provider}' needs an endpoint: set {base_url_env_var(model.provider)}, "
+            "give base_url in the model's catalog entry, or pass base_url",
+            provider=model.provider,
+        )
+    return parsed
+
+
 def create_chat_model(
     model: ModelDefinition,
     credential: ProviderCredential | None,
@@ -69,31 +99,20 @@ def create_chat_model(
     :class:`ConfigurationError` / :class:`AuthenticationError` with one line
     naming what to fix.
     """
+    parsed = check_chat_model(model, credential, base_url=base_url, environ=environ, **options)
     if model.provider == "replay":
         from agentrig.llm.replay import ReplayModel
 
         replay = ReplayModel.from_file(model.name, start=model.replay_start)
         replay.model_name = model.name
         return replay
-    parsed = parse_options(options)
     url = resolve_base_url(model, base_url, environ=environ)
     if model.provider in ANTHROPIC_PROVIDERS:
         from agentrig.llm.anthropic_chat import AnthropicChat
 
-        if credential is None and url is None:
-            raise AuthenticationError(_missing(model.provider), provider=model.provider)
         return AnthropicChat(model, credential, base_url=url, options=parsed)
     from agentrig.llm.openai_chat import OpenAIChat
 
-    if model.provider == "openai":
-        if credential is None and url is None:
-            raise AuthenticationError(_missing(model.provider), provider=model.provider)
-    elif url is None:
-        raise ConfigurationError(
-            f"model {model.id}: provider '{model.provider}' needs an endpoint: set {base_url_env_var(model.provider)}, "
-            "give base_url in the model's catalog entry, or pass base_url",
-            provider=model.provider,
-        )
     return OpenAIChat(model, credential, base_url=url, options=parsed)
 
 
