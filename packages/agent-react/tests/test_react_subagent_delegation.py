@@ -373,3 +373,32 @@ def test_probe_from_config_names_the_field(fake_openai_server: FakeModelServer) 
     missing = build_agent(fake_openai_server, "openai", subagents=[helper(fake_openai_server, input="nowhere.mod:Model")])
     with pytest.raises(AgentSetupError, match="input: cannot import 'nowhere.mod:Model'"):
         missing.setup(_NoSession())  # type: ignore[arg-type]
+
+
+def test_a_stop_asked_of_the_parent_reaches_a_running_subagent(
+    fake_openai_server: FakeModelServer, session: Session
+) -> None:
+    """The runner's stop (a time or token limit) ends the subagent at its next step, then the parent."""
+    server = fake_openai_server
+    server.add_tool_call("helper", {"task": "Work slowly."})
+    server.add_tool_call("bash", {"command": "sleep 0.5; echo slept"})
+    server.add_tool_call("submit", {"answer": "never"})
+    server.add_tool_call("submit", {"answer": "never"})
+    agent = build_agent(server, "openai", subagents=[helper(server)])
+    agent.setup(session)
+
+    def stop_when_the_subagent_works() -> None:
+        server.wait_for_requests(2)
+        agent.request_stop("time_limit", "time limit of 1 s reached: the runner stopped the agent")
+
+    watcher = threading.Thread(target=stop_when_the_subagent_works)
+    watcher.start()
+    try:
+        result = agent.run_checkpoint("Delegate slow work.")
+    finally:
+        watcher.join()
+        agent.cleanup()
+    assert result.stop_reason == "time_limit" and not result.had_error
+    (run,) = agent.subagent_runs
+    assert run.result is not None and run.result.stop_reason == "time_limit"
+    assert len(server.model_requests) == 2  # neither model was called again

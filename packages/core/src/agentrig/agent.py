@@ -218,8 +218,9 @@ class Agent(ABC):
 
         A stop the runner requested (:meth:`request_stop`) counts as reached.
         """
-        if self._stop_request is not None:
-            return self._stop_request[0]
+        stop = self._pending_stop()
+        if stop is not None:
+            return stop[0]
         reason = self.cost_limits.exceeded(self.usage, self.prior_cost)
         if reason is None and self.cost_limits.time_limit and self._checkpoint_clock is not None:
             if time.monotonic() - self._checkpoint_clock >= self.cost_limits.time_limit:
@@ -265,8 +266,19 @@ class Agent(ABC):
         agent that never checks its limits stops at its next step.
         """
         self._deliver(step)
-        if self._stop_request is not None:
-            raise AgentLimitError(self._stop_request[0], self._stop_request[1])
+        stop = self._pending_stop()
+        if stop is not None:
+            raise AgentLimitError(stop[0], stop[1])
+
+    def _pending_stop(self) -> tuple[str, str] | None:
+        """The stop asked of this agent, or of an agent running it as a subagent (a stop reaches subagents)."""
+        agent: Agent | None = self
+        while agent is not None:
+            request = getattr(agent, "_stop_request", None)
+            if request is not None:
+                return request  # type: ignore[no-any-return]
+            agent = agent.parent_agent
+        return None
 
     def _deliver(self, step: TrajectoryStep) -> None:
         for listener in self._step_listeners:
@@ -293,14 +305,14 @@ class Agent(ABC):
         except AgentLimitError as exc:
             self.stop_reason = self.stop_reason or exc.reason
         except Exception as exc:
-            if self._stop_request is None:  # an agent stopped by the runner fails in many ways: not an error
+            if self._pending_stop() is None:  # an agent stopped by the runner fails in many ways: not an error
                 had_error = True
                 error_message = traceback.format_exc()
                 self.stop_reason = self.stop_reason or "error"
                 self.log.error("agent raised %s: %s", type(exc).__name__, exc)
         finally:
             self._checkpoint_clock = None
-        stop = self._stop_request
+        stop = self._pending_stop()
         if stop is not None:
             from agentrig.trajectory import ErrorStep
 
