@@ -139,6 +139,23 @@ class ReactAgent(Agent):
         self._subagents.append(subagent)
         self.registry.add(subagent.as_tool())
 
+    def tool_specs(self) -> list[Any]:
+        """The tools the model is offered: after :meth:`setup` exactly those; before it, the same
+        (built-in and added tools, subagents, the config's ``tools`` allow-list and description overrides)."""
+        if self.session is not None:
+            return self.registry.specs()
+        registry = ToolRegistry(self.registry)
+        try:
+            for sub in self.config.subagents:
+                if sub.name not in registry:
+                    registry.add(self._subagent_from_config(sub).as_tool())
+            if self.config.tools is not None:
+                registry.keep(self.config.tools, also=self._python_tools)
+            registry.override_descriptions(self.config.description_overrides)
+        except ToolDefinitionError as exc:
+            raise AgentSetupError(f"react config: {exc}") from None
+        return registry.specs()
+
     def _subagent_from_config(self, sub: SubagentConfig) -> SubagentTool:
         from agentrig.plugins import get_agent_config_cls
 

@@ -24,6 +24,7 @@ from agentrig.usage import AgentCostLimits, UsageTracker
 
 if TYPE_CHECKING:
     from agentrig.credentials import ProviderCredential
+    from agentrig.llm.interface import ToolSpec
     from agentrig.model_definition import ModelDefinition, ThinkingPreset
     from agentrig.pricing import APIPricing
     from agentrig.session import Session
@@ -197,6 +198,10 @@ class Agent(ABC):
     @abstractmethod
     def cleanup(self) -> None:
         """Release what the agent holds (processes, connections); called once at the end."""
+
+    def tool_specs(self) -> list[ToolSpec]:
+        """The tools this agent offers its model (``agentrig.list_tools``); empty when it cannot say."""
+        return []
 
     def supports_replay(self) -> bool:
         """Whether :meth:`run_replay` can re-execute a recorded trajectory."""

@@ -262,6 +262,10 @@ class StepAgentAdapter(Agent):
             )
         return cls(config, model, credential, problem_name, verbose, thinking_preset, thinking_max_tokens)
 
+    def tool_specs(self) -> list[Any]:
+        """The action set, as tools (descriptions overridden)."""
+        return [action.as_tool() for action in core_action_set(self.config.description_overrides)]
+
     # -- lifecycle ----------------------------------------------------------
 
     def setup(self, session: Session) -> None:

@@ -1,0 +1,263 @@
+"""One call from Python: ``agentrig.run_task(task, agent=..., model=...) -> TaskResult``.
+
+For notebooks and scripts: no problem directory, no run directory unless
+``output`` is given; underneath, the same lifecycle as ``agentrig run``
+(``Agent.from_config``, ``setup``, ``run_checkpoint`` with the runner's
+limits, ``save_artifacts``, ``cleanup``) with the same hooks fired.
+
+    >>> result = agentrig.run_task("Write hello.txt", agent="react", model="openai/gpt-4.1-mini",
+    ...                            workspace="./scratch", max_steps=20)
+    >>> result.success, result.answer, result.tools_used, result.cost
+
+:func:`list_tools` says which tools an agent offers its model.
+"""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from agentrig.trajectory import TrajectoryStep
+from agentrig.usage import UsageTracker
+
+#: Stop reasons of an agent that finished its work (anything else: it was stopped or failed).
+FINISHED = frozenset({"submitted", "no_tool_calls", "no_actions", "completed", "finished"})
+
+
+class ToolInfo(BaseModel):
+    """A tool an agent offers its model: name, description, JSON schema of its arguments."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    name: str
+    description: str
+    parameters: dict[str, Any] = Field(default_factory=dict)
+
+
+class TaskResult(BaseModel):
+    """What :func:`run_task` produced.
+
+    ``answer``: what the agent submitted (its ``submission`` or ``answer``, else
+    its last text); ``steps``: its model steps; ``tools_used``: the tools it
+    called, in order of first use; ``success``: it finished on its own, with no
+    error and no limit reached; ``error``: one line when it failed;
+    ``usage``/``cost``: what it spent; ``trajectory``: every step;
+    ``workspace``: where the files are now (``None`` when a temporary
+    workspace was removed); ``output``: the records written, when asked.
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    answer: str | None
+    steps: int
+    tools_used: list[str]
+    success: bool
+    error: str | None
+    stop_reason: str | None
+    usage: UsageTracker
+    cost: float
+    trajectory: list[TrajectoryStep]
+    workspace: Path | None = None
+    output: Path | None = None
+
+
+class TaskError(ValueError):
+    """A bad argument of :func:`run_task` / :func:`list_tools`; the message names it (one line)."""
+
+
+def _config(agent: str, config: dict[str, Any]) -> Any:
+    """The validated agent config: ``agent`` (a type or a config file) with ``config`` on top."""
+    from pydantic import ValidationError
+
+    from agentrig.errors import UnknownAgentError
+    from agentrig.plugins import get_agent_config_cls
+    from agentrig.run.agent_config import AgentConfigError, _describe, _is_config_file, _merge, read_config_file
+
+    try:
+        data = read_config_file(Path(agent)) if _is_config_file(agent) else {"type": agent}
+        config_cls = get_agent_config_cls(data["type"])
+    except (AgentConfigError, UnknownAgentError) as exc:
+        raise TaskError(f"agent={agent!r}: {exc}") from None
+    if "type" in config:
+        raise TaskError("the agent type is the 'agent' argument, not a config field")
+    try:
+        return config_cls.model_validate(_merge(data, config))
+    except ValidationError as exc:
+        raise TaskError(f"agent {data['type']!r} config: {_describe(exc)}") from None
+
+
+def _model(model: str | None, models_dir: str | Path | None) -> tuple[Any, Any]:
+    from agentrig.model_definition import ModelDefinition
+
+    if not model:
+        return ModelDefinition(provider="none", name="none"), None
+    from agentrig.run.models import resolve
+
+    try:
+        return resolve(model, Path(models_dir) if models_dir else None)
+    except Exception as exc:  # the catalog's and credentials' errors are one line
+        raise TaskError(f"model={model!r}: {exc}") from None
+
+
+def _answer(agent: Any, trajectory: list[Any]) -> str | None:
+    for name in ("submission", "answer"):
+        value = getattr(agent, name, None)
+        if isinstance(value, str) and value:
+            return value
+    for step in reversed(trajectory):
+        if step.kind == "agent_text" and step.content:
+            return str(step.content)
+    return None
+
+
+def run_task(
+    task: str,
+    agent: str = "react",
+    model: str | None = None,
+    workspace: str | Path | None = None,
+    runtime: str = "local",
+    *,
+    output: str | Path | None = None,
+    image: str | None = None,
+    thinking: str | None = None,
+    thinking_max_tokens: int | None = None,
+    models_dir: str | Path | None = None,
+    runtime_options: dict[str, Any] | None = None,
+    **config: Any,
+) -> TaskResult:
+    """Run ``agent`` on ``task`` once and return what it did.
+
+    ``agent`` is an agent type or an agent config file; ``config`` sets fields
+    of its config (``max_steps=20``, ``cost_limits={"time_limit": 300}``).
+    ``model`` is ``PROVIDER/NAME``, an alias or ``replay/FILE.jsonl``; endpoints
+    and keys come from the environment as for ``agentrig run``. ``workspace``:
+    the directory the agent works in, changed in place (``None``: a temporary
+    one, removed afterwards). ``output``: a directory to write the records to
+    (``prompt.txt``, ``trajectory.jsonl``, ``inference_result.json``,
+    ``agent/``, ``result.json``). Bad arguments raise :class:`TaskError`;
+    whatever the agent does is in the result, never raised.
+    """
+    from agentrig import lifecycle
+    from agentrig.agent import Agent
+    from agentrig.model_definition import ThinkingPreset
+    from agentrig.problem import Checkpoint
+    from agentrig.run.agent_config import AgentConfigError, apply_model_settings
+    from agentrig.runtime.resolve import create_runtime
+    from agentrig.session import Session
+    from agentrig.workspace import Workspace, WorkspaceError
+
+    if not isinstance(task, str) or not task.strip():
+        raise TaskError("task: give the task text")
+    agent_config = _config(agent, config)
+    model_definition, credential = _model(model, models_dir)
+    try:
+        agent_config = apply_model_settings(agent_config, model_definition)
+    except AgentConfigError as exc:
+        raise TaskError(str(exc)) from None
+    try:
+        preset = ThinkingPreset(thinking) if thinking else None
+    except ValueError:
+        raise TaskError(f"thinking={thinking!r}: one of none, low, medium, high") from None
+    out = Path(output) if output is not None else None
+    options = dict(runtime_options or {})
+    if image:
+        options["image"] = image
+
+    if workspace is not None:
+        root = Path(workspace).expanduser().resolve()
+        if not root.is_dir():
+            raise TaskError(f"workspace={str(workspace)!r}: not a directory")
+        private = Path(tempfile.mkdtemp(prefix="agentrig-task-"))
+        try:
+            home = private / "home"
+            home.mkdir()
+            rt = create_runtime(runtime, root, home=home, options=options or None)
+        except Exception as exc:
+            shutil.rmtree(private, ignore_errors=True)
+            raise TaskError(f"runtime={runtime!r}: {' '.join(str(exc).split())}") from None
+        session = Session(Workspace(root, owned=False), rt, home, directory=private)
+    else:
+        try:
+            session = Session.create(runtime=runtime, name="task", runtime_options=options or None)
+        except (WorkspaceError, Exception) as exc:
+            raise TaskError(f"runtime={runtime!r}: {' '.join(str(exc).split())}") from None
+
+    trajectory: list[Any] = []
+    error: str | None = None
+    result = None
+    built: Agent | None = None
+    try:
+        built = Agent.from_config(agent_config, model_definition, credential, "task", False, image, preset,
+                                  thinking_max_tokens)
+        built.add_step_listener(trajectory.append)
+        lifecycle.setup_agent(built, session)
+        result = lifecycle.run_checkpoint(built, Checkpoint(name="task", prompt="task.md"), task, session.runtime)
+        if result.had_error:
+            lines = (result.error_message or "").strip().splitlines()
+            error = lines[-1] if lines else "the agent failed"
+        if out is not None:
+            _write_records(out, task, trajectory, result, built)
+    except Exception as exc:  # setup failures and the like: a result, not an exception
+        error = " ".join(f"{type(exc).__name__}: {exc}".split())
+    finally:
+        if built is not None:
+            try:
+                lifecycle.cleanup_agent(built)
+            except Exception as exc:
+                error = error or f"cleanup failed: {exc}"
+        session.close()
+
+    usage = result.usage if result is not None else UsageTracker()
+    stop_reason = result.stop_reason if result is not None else "error"
+    tools: list[str] = []
+    for step in trajectory:
+        if step.kind == "tool_use" and step.tool not in tools:
+            tools.append(step.tool)
+    task_result = TaskResult(
+        answer=_answer(built, trajectory) if built is not None else None,
+        steps=usage.steps,
+        tools_used=tools,
+        success=error is None and stop_reason in FINISHED,
+        error=error,
+        stop_reason=stop_reason,
+        usage=usage,
+        cost=usage.cost,
+        trajectory=trajectory,
+        workspace=Path(workspace).expanduser().resolve() if workspace is not None else None,
+        output=out.resolve() if out is not None else None,
+    )
+    if out is not None:
+        from agentrig.run.atomic import write_text_atomic
+
+        out.mkdir(parents=True, exist_ok=True)
+        write_text_atomic(out / "result.json", task_result.model_dump_json(indent=2) + "\n")
+    return task_result
+
+
+def _write_records(out: Path, task: str, trajectory: list[Any], result: Any, agent: Any) -> None:
+    from agentrig.run.atomic import write_model_atomic, write_text_atomic
+
+    out.mkdir(parents=True, exist_ok=True)
+    write_text_atomic(out / "prompt.txt", task)
+    write_text_atomic(out / "trajectory.jsonl", "".join(step.model_dump_json() + "\n" for step in trajectory))
+    write_model_atomic(out / "inference_result.json", result)
+    (out / "agent").mkdir(exist_ok=True)
+    agent.save_artifacts(out / "agent")
+
+
+def list_tools(agent: str = "react", **config: Any) -> list[ToolInfo]:
+    """The tools ``agent`` (a type or a config file, with ``config`` fields) offers its model.
+
+    Empty for an agent that does not say (``Agent.tool_specs``), e.g. a CLI
+    agent whose tools live in another program.
+    """
+    from agentrig.agent import Agent
+    from agentrig.model_definition import ModelDefinition
+
+    agent_config = _config(agent, config)
+    built = Agent.from_config(agent_config, ModelDefinition(provider="none", name="none"), None, "tools", False, None)
+    return [ToolInfo(name=s.name, description=s.description, parameters=s.parameters) for s in built.tool_specs()]
