@@ -47,12 +47,27 @@ def one_error_line(err: str) -> str:
     return lines[0]
 
 
-def test_missing_problem_yaml(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_unrecognised_directory_names_the_formats_tried(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     (tmp_path / "empty").mkdir()
     status, err = run_cli(capsys, str(tmp_path / "empty"), "--agent", "react", "--model", "openai/x")
     assert status == 2
     line = one_error_line(err)
-    assert f"{tmp_path / 'empty' / 'problem.yaml'}: not found" in line
+    assert f"'{tmp_path / 'empty'}': no problem found here or below it" in line
+    assert "formats tried: agentrig (problem.yaml)" in line
+
+
+def test_forced_format_names_its_missing_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / "empty").mkdir()
+    status, err = run_cli(capsys, str(tmp_path / "empty"), "--format", "agentrig", "--agent", "react", "--model", "openai/x")
+    assert status == 2
+    assert f"{tmp_path / 'empty' / 'problem.yaml'}: not found" in one_error_line(err)
+
+
+def test_unknown_format(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    status, err = run_cli(capsys, str(tmp_path), "--format", "agentrg", "--agent", "react", "--model", "openai/x")
+    assert status == 2
+    line = one_error_line(err)
+    assert "--format agentrg: unknown problem format" in line and "did you mean 'agentrig'" in line
 
 
 def test_missing_problem_directory(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -21,6 +21,9 @@ _EXPORTS: dict[str, str] = {
     "Executor": "agentrig.executors.interface",
     "ExecutorError": "agentrig.executors.interface",
     "ExecutorUnavailableError": "agentrig.executors.interface",
+    "ProblemFormatSpec": "agentrig.specs",
+    "ProblemFormat": "agentrig.formats.interface",
+    "ProblemError": "agentrig.problem",
     "Agent": "agentrig.agent",
     "AgentConfigBase": "agentrig.agent",
     "CheckpointInferenceResult": "agentrig.agent",
@@ -112,7 +115,9 @@ if TYPE_CHECKING:
         StepAgentConfig,
         WorkspaceFacts,
     )
-    from agentrig.specs import AgentSpec, ExecutorSpec, RuntimeSpec, StreamParserSpec
+    from agentrig.formats.interface import ProblemFormat
+    from agentrig.problem import ProblemError
+    from agentrig.specs import AgentSpec, ExecutorSpec, ProblemFormatSpec, RuntimeSpec, StreamParserSpec
     from agentrig.stream import StreamParser
     from agentrig.trajectory import (
         AgentTextStep,

@@ -1,13 +1,13 @@
-"""The core's own plugin: the ``local`` and ``docker`` runtimes and the ``local`` executor.
+"""The core's own plugin: the ``local`` and ``docker`` runtimes, the ``local`` executor and the core's problem formats.
 
 Registered through the ``agentrig`` entry-point group exactly as a third
-party registers ``podman`` or ``k8s``; nothing here imports a runtime.
+party registers ``podman`` or ``k8s``; nothing here imports a runtime or a format.
 """
 
 from __future__ import annotations
 
 from agentrig.markers import hookimpl
-from agentrig.specs import ExecutorSpec, RuntimeSpec
+from agentrig.specs import ExecutorSpec, ProblemFormatSpec, RuntimeSpec
 
 
 @hookimpl
@@ -36,4 +36,16 @@ def agentrig_executors() -> list[ExecutorSpec]:
             description="Problems on this machine: one at a time, or --jobs N worker processes.",
             executor="agentrig.executors.local:LocalExecutor",
         )
+    ]
+
+
+@hookimpl
+def agentrig_problem_formats() -> list[ProblemFormatSpec]:
+    """The core's problem formats, by import path, in detection order."""
+    return [
+        ProblemFormatSpec(
+            name="agentrig",
+            description="A directory holding problem.yaml (prompts, test commands, optional solutions).",
+            loader="agentrig.formats.native:NativeFormat",
+        ),
     ]

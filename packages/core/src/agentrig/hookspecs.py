@@ -1,7 +1,7 @@
 """The hook specifications of agentrig.
 
 Construction hooks (``agentrig_agents``, ``agentrig_runtimes``,
-``agentrig_stream_parsers``) declare what a plugin provides, by import path;
+``agentrig_stream_parsers``, ``agentrig_problem_formats``) declare what a plugin provides, by import path;
 they must be cheap and import nothing heavy. Lifecycle hooks observe an agent
 while it runs; their return values are ignored.
 """
@@ -16,7 +16,7 @@ if TYPE_CHECKING:
     from agentrig.agent import Agent, CheckpointInferenceResult
     from agentrig.problem import Checkpoint
     from agentrig.session import Session
-    from agentrig.specs import AgentSpec, ExecutorSpec, RuntimeSpec, StreamParserSpec
+    from agentrig.specs import AgentSpec, ExecutorSpec, ProblemFormatSpec, RuntimeSpec, StreamParserSpec
     from agentrig.trajectory import TrajectoryStep
 
 
@@ -56,6 +56,19 @@ def agentrig_executors() -> list[ExecutorSpec]:
     Called once when ``agentrig run`` resolves ``--executor``. Return a list of
     :class:`agentrig.ExecutorSpec` naming each ``Executor`` class by import
     path; the core declares ``local`` (its process pool) through this same hook.
+    """
+
+
+@hookspec
+def agentrig_problem_formats() -> list[ProblemFormatSpec]:
+    """Declare the problem formats this plugin provides.
+
+    Called once when problems are detected or loaded (``agentrig run``,
+    ``agentrig problems list``). Return a list of
+    :class:`agentrig.ProblemFormatSpec`; the loader (an
+    :class:`agentrig.formats.interface.ProblemFormat`) is named by import path
+    and imported only when a problem directory is examined. The core declares
+    ``agentrig`` (``problem.yaml``) and ``slopcode`` through this same hook.
     """
 
 

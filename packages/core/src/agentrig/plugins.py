@@ -19,6 +19,7 @@ Environment:
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -29,7 +30,15 @@ from agentrig import hookspecs
 from agentrig.entry_points import DeclaredEntryPoint, from_metadata, installed_entry_points
 from agentrig.errors import PluginError, UnknownAgentError
 from agentrig.markers import PROJECT_NAME
-from agentrig.specs import AgentSpec, ExecutorSpec, RuntimeSpec, StreamParserSpec, import_object, module_exists
+from agentrig.specs import (
+    AgentSpec,
+    ExecutorSpec,
+    ProblemFormatSpec,
+    RuntimeSpec,
+    StreamParserSpec,
+    import_object,
+    module_exists,
+)
 
 if TYPE_CHECKING:
     from importlib import metadata
@@ -213,12 +222,15 @@ class PluginRegistry:
         for name, info in self._plugins.items():
             # errors found while collecting are recomputed on every collection
             info.error = self._load_errors.setdefault(name, info.error)
-        specs: dict[str, dict[str, Any]] = {"agents": {}, "runtimes": {}, "stream_parsers": {}, "executors": {}}
+        specs: dict[str, dict[str, Any]] = {
+            "agents": {}, "runtimes": {}, "stream_parsers": {}, "executors": {}, "problem_formats": {},
+        }
         kinds = (
             ("agents", "agentrig_agents", AgentSpec, ("config", "agent")),
             ("runtimes", "agentrig_runtimes", RuntimeSpec, ("runtime",)),
             ("stream_parsers", "agentrig_stream_parsers", StreamParserSpec, ("parser",)),
             ("executors", "agentrig_executors", ExecutorSpec, ("executor",)),
+            ("problem_formats", "agentrig_problem_formats", ProblemFormatSpec, ("loader",)),
         )
         order = {name: i for i, name in enumerate(self._plugins)}
         for kind, hook_name, spec_type, path_fields in kinds:
@@ -310,7 +322,7 @@ class PluginRegistry:
             raise UnknownAgentError(name, self.available_agent_types())
         return found  # type: ignore[no-any-return]
 
-    def _load_class(self, name: str, field: str, base: type) -> Any:
+    def _load_class(self, name: str, field: str, base_name: str) -> Any:
         key = (name, field)
         if key in self._classes:
             return self._classes[key]
@@ -321,23 +333,22 @@ class PluginRegistry:
             obj = import_object(path)
         except Exception as exc:
             raise PluginError(f"{where}: cannot import '{path}': {_one_line(exc)}") from exc
-        if not (isinstance(obj, type) and issubclass(obj, base)):
-            raise PluginError(f"{where}: '{path}' is not a subclass of agentrig.{base.__name__}")
+        # The registry sits below agentrig.agent in the import graph: a subclass of
+        # its classes can only exist once the module is loaded, so look it up there.
+        base = getattr(sys.modules.get("agentrig.agent"), base_name, None)
+        if not (isinstance(obj, type) and base is not None and issubclass(obj, base)):
+            raise PluginError(f"{where}: '{path}' is not a subclass of agentrig.{base_name}")
         self._classes[key] = obj
         return obj
 
     def get_agent_cls(self, name: str) -> type[Agent]:
         """The ``Agent`` subclass of agent type ``name``, imported on first use."""
-        from agentrig.agent import Agent
-
-        cls: type[Agent] = self._load_class(name, "agent", Agent)
+        cls: type[Agent] = self._load_class(name, "agent", "Agent")
         return cls
 
     def get_agent_config_cls(self, name: str) -> type[AgentConfigBase]:
         """The ``AgentConfigBase`` subclass of agent type ``name``, imported on first use."""
-        from agentrig.agent import AgentConfigBase
-
-        cls: type[AgentConfigBase] = self._load_class(name, "config", AgentConfigBase)
+        cls: type[AgentConfigBase] = self._load_class(name, "config", "AgentConfigBase")
         return cls
 
     def runtime_specs(self) -> dict[str, RuntimeSpec]:
@@ -351,6 +362,10 @@ class PluginRegistry:
     def stream_parser_specs(self) -> dict[str, StreamParserSpec]:
         """Every declared stream parser by name."""
         return {name: spec for name, (spec, _) in self._collect()["stream_parsers"].items()}
+
+    def problem_format_specs(self) -> dict[str, ProblemFormatSpec]:
+        """Every declared problem format by name, in declaration order (the core's first)."""
+        return {name: spec for name, (spec, _) in self._collect()["problem_formats"].items()}
 
     def fire(self, hook_name: str, **kwargs: Any) -> None:
         """Call a lifecycle hook; a failing implementation is logged, not fatal (strict: raised)."""

@@ -1,4 +1,11 @@
-"""The problem format: a directory with ``problem.yaml``, prompts and tests."""
+"""The core's problem model: a problem, its checkpoints, and what is wrong with one.
+
+Every problem format (see :mod:`agentrig.formats`) loads its directories into
+these models; ``problem.yaml`` (the ``agentrig`` format) is written in them
+directly. A format may subclass :class:`Problem` and :class:`Checkpoint` to
+carry what only it needs (its evaluation reads it back); the run loop uses
+only the fields declared here.
+"""
 
 from __future__ import annotations
 
@@ -7,11 +14,24 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict, Field
 
 
-class Checkpoint(BaseModel):
-    """One checkpoint of a problem, as written in ``problem.yaml``.
+class ProblemError(ValueError):
+    """A problem directory is invalid or cannot be found; the message names the file and field to fix."""
 
-    ``prompt`` is a path relative to the problem directory; ``test`` is a
-    shell command run in the workspace after the agent (exit 0 = pass).
+
+class Checkpoint(BaseModel):
+    """One checkpoint of a problem.
+
+    ``prompt`` is a path relative to the problem directory (a format may
+    render the task text differently, see :meth:`Problem.prompt_text`);
+    ``test`` is a shell command run on a copy of the workspace after the agent
+    (exit 0 = pass, unless ``report`` names a test report to read);
+    ``timeout`` the seconds it may take (default: the run's ``--test-timeout``);
+    ``solution`` a directory (relative to the problem) holding the reference
+    solution's files, which the ``oracle`` agent copies over the workspace;
+    ``report`` the test report the command writes, as ``KIND:PATH`` with KIND
+    one of ``pytest-json``, ``junit``, ``reward`` and PATH relative to the
+    workspace copy; ``pass_policy`` decides ``passed`` from the results
+    (``all``, ``core``, ``score>=X``; default: the problem's).
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -19,10 +39,20 @@ class Checkpoint(BaseModel):
     name: str = Field(min_length=1, pattern=r"^[A-Za-z0-9_.-]+$")
     prompt: str
     test: str | None = None
+    timeout: float | None = Field(default=None, gt=0)
+    solution: str | None = None
+    report: str | None = None
+    pass_policy: str | None = None
 
 
 class Problem(BaseModel):
-    """A whole problem as written in ``problem.yaml``; ``path`` is its directory."""
+    """A whole problem; ``path`` is its directory and ``format`` the name of the format that loaded it.
+
+    ``setup`` are shell commands run once in the fresh workspace before the
+    first checkpoint (dependencies an agent and the tests need); a failing one
+    fails the problem with its output. ``pass_policy`` is the default of every
+    checkpoint (``all`` when unset).
+    """
 
     model_config = ConfigDict(extra="forbid")
 
@@ -30,11 +60,21 @@ class Problem(BaseModel):
     workspace: str | None = None
     tests: str = Field(
         default="tests",
-        description="Directory (in the problem) whose files are put into the workspace only while a test runs.",
+        description="Directory (in the problem) whose files are put into the workspace copy only while a test runs.",
     )
+    setup: list[str] = Field(default_factory=list)
+    pass_policy: str | None = None
     checkpoints: list[Checkpoint] = Field(min_length=1)
     path: Path = Field(default=Path("."), exclude=True)
+    format: str = Field(default="agentrig", exclude=True)
 
     def prompt_text(self, checkpoint: Checkpoint) -> str:
-        """The task text of ``checkpoint``, read from its prompt file."""
+        """The task text of ``checkpoint``, read from its prompt file (a format may render it)."""
         return (self.path / checkpoint.prompt).read_text(encoding="utf-8")
+
+    def checkpoint(self, name: str) -> Checkpoint:
+        """The checkpoint called ``name``; ``KeyError`` when there is none."""
+        for checkpoint in self.checkpoints:
+            if checkpoint.name == name:
+                return checkpoint
+        raise KeyError(name)

@@ -4,7 +4,10 @@
 from the problem's files) and ``home/`` (the ``HOME`` every command sees, so
 agents' dotfiles never touch the user's), and starts the runtime through the
 ``agentrig_runtimes`` hook. Agents use ``session.workspace.path`` and
-``session.runtime``; the runner uses :meth:`Session.record_checkpoint` after
+``session.runtime``, and may read ``session.problem`` (the
+:class:`~agentrig.problem.Problem` being run, in the core's model) and
+``session.checkpoint`` (the :class:`~agentrig.problem.Checkpoint` being worked
+on, set before each ``run_checkpoint``; both ``None`` outside a run); the runner uses :meth:`Session.record_checkpoint` after
 each checkpoint and :meth:`Session.restore` for ``--resume``.
 """
 
@@ -22,7 +25,7 @@ from agentrig.workspace import DEFAULT_IGNORES, Snapshot, SnapshotDiff, Workspac
 
 if TYPE_CHECKING:
     from agentrig.plugins import PluginRegistry
-    from agentrig.problem import Problem
+    from agentrig.problem import Checkpoint, Problem
     from agentrig.runtime.interface import Runtime
 
 SNAPSHOT_DIR = "snapshot"
@@ -38,6 +41,8 @@ class Session:
         self.runtime = runtime
         self.home = home
         self.directory = directory
+        self.problem: Problem | None = None
+        self.checkpoint: Checkpoint | None = None
         self._closed = False
         from agentrig.runtime.teardown import track
 
@@ -90,7 +95,9 @@ class Session:
                     f"problem '{problem.name}': workspace '{problem.workspace}' is not a directory ({seed})"
                 )
         kwargs.setdefault("name", problem.name)
-        return cls.create(seed=seed, **kwargs)
+        session = cls.create(seed=seed, **kwargs)
+        session.problem = problem
+        return session
 
     # -- snapshots --------------------------------------------------------------
 

@@ -1,4 +1,4 @@
-"""What plugins declare: agents, runtimes and stream parsers, by import path.
+"""What plugins declare: agents, runtimes, stream parsers and problem formats, by import path.
 
 A spec names its implementation by an import path (``"pkg.module:Name"``)
 that is only imported when the thing is used, so listing plugins stays cheap.
@@ -92,7 +92,15 @@ class AgentSpec(_Spec):
 
     config: str
     agent: str
+    needs_model: bool = True
+    """Whether the agent calls a model: ``agentrig run`` refuses to start it without
+    ``--model``; an agent declaring ``False`` runs without one and receives ``None``."""
     _import_paths = ("config", "agent")
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        if not isinstance(self.needs_model, bool):
+            raise ValueError("needs_model: must be true or false")
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -121,3 +129,15 @@ class StreamParserSpec(_Spec):
 
     parser: str
     _import_paths = ("parser",)
+
+
+@dataclass(frozen=True, kw_only=True)
+class ProblemFormatSpec(_Spec):
+    """A problem format a plugin provides: ``loader`` is the import path of a
+    zero-argument factory (usually the class) of an
+    :class:`agentrig.formats.interface.ProblemFormat`, which detects problem
+    directories of the format, loads them into the core's problem model and
+    evaluates their checkpoints."""
+
+    loader: str
+    _import_paths = ("loader",)

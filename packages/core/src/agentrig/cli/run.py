@@ -19,9 +19,28 @@ def add_parser(subparsers: Any) -> None:
         description="Run an agent on multi-checkpoint problems; each checkpoint is tested, "
         "snapshotted and recorded under --output.",
     )
-    parser.add_argument("problems", nargs="+", metavar="PROBLEM", help="problem directory (holding problem.yaml)")
+    parser.add_argument(
+        "problems", nargs="+", metavar="PROBLEM",
+        help="problem directory (problem.yaml, a SlopCodeBench problem, ...) or a dataset: a directory of problems",
+    )
+    parser.add_argument("--format", dest="problem_format", help="the problems' format (default: detected; see `agentrig problems list`)")
+    parser.add_argument(
+        "--problem", dest="include", action="append", default=[], metavar="GLOB",
+        help="run only the problems whose name or relative path matches GLOB (repeatable)",
+    )
+    parser.add_argument(
+        "-x", "--exclude", dest="exclude", action="append", default=[], metavar="GLOB",
+        help="skip the problems whose name or relative path matches GLOB (repeatable)",
+    )
+    parser.add_argument(
+        "--pass-policy", help="what passes a checkpoint: all (every test), core (every Core test) or score>=X "
+        "(default: the format's or problem's, else all)",
+    )
     parser.add_argument("--agent", required=True, help="agent type (see `agentrig agents list`) or an agent config YAML file")
-    parser.add_argument("--model", help="PROVIDER/MODEL or an alias from the catalog; replay/FILE.jsonl replays recorded replies")
+    parser.add_argument(
+        "--model", help="PROVIDER/MODEL or an alias from the catalog; replay/FILE.jsonl replays recorded replies "
+        "(required by agents that use a model)",
+    )
     parser.add_argument("--runtime", default="local", help="where commands run: local (default), docker, or a plugin's runtime")
     parser.add_argument("--image", help="container image for --runtime docker")
     parser.add_argument("--models-dir", type=Path, help="a directory of model catalog YAML files, over the shipped catalog")
@@ -143,9 +162,14 @@ def _agent_config(args: argparse.Namespace, registry: Any) -> Any:
         raise CLIError(str(exc)) from None
 
 
-def _resolve_model(name: str | None, models_dir: Path | None) -> Any:
+def _resolve_model(name: str | None, models_dir: Path | None, agent: str = "", needs_model: bool = True) -> Any:
     if not name:
-        raise CLIError("--model is required: PROVIDER/MODEL (e.g. openai/gpt-4o-mini) or replay/FILE.jsonl", status=2)
+        if not needs_model:
+            return None
+        raise CLIError(
+            f"--model is required by agent '{agent}': PROVIDER/MODEL (e.g. openai/gpt-4o-mini) or replay/FILE.jsonl",
+            status=2,
+        )
     from agentrig.run.models import resolve
 
     if models_dir is not None and not models_dir.is_dir():
@@ -191,9 +215,11 @@ def _preflight(config: Any, args: argparse.Namespace, settings: Any) -> None:
     from agentrig.errors import AgentError
     from agentrig.run.models import resolve
 
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", UnknownModelWarning)  # warned once already
-        model, credential = resolve(args.model, args.models_dir)
+    model, credential = None, None  # an agent that needs no model gets none
+    if args.model:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", UnknownModelWarning)  # warned once already
+            model, credential = resolve(args.model, args.models_dir)
     try:
         from agentrig.model_definition import ThinkingPreset
 
@@ -220,8 +246,15 @@ def run_command(args: argparse.Namespace) -> int:
         raise CLIError("--retry-errors redoes checkpoints of an existing run: add --resume and its --output", status=2)
     if args.test_timeout <= 0:
         raise CLIError(f"--test-timeout {args.test_timeout}: must be positive", status=2)
+    if args.pass_policy is not None:
+        from agentrig.evaluation.policy import PassPolicy, PolicyError
+
+        try:
+            args.pass_policy = str(PassPolicy.parse(args.pass_policy))
+        except PolicyError as exc:
+            raise CLIError(f"--pass-policy: {exc}", status=2) from None
     try:
-        problems = load_problems(args.problems)
+        problems = load_problems(args.problems, args.problem_format, args.include, args.exclude)
     except ProblemError as exc:
         raise CLIError(str(exc), status=2) from None
     registry = loaded_registry()
@@ -242,17 +275,17 @@ def run_command(args: argparse.Namespace) -> int:
     except RuntimeSetupError as exc:
         hint = " (pass --image IMAGE)" if "'image'" in str(exc) else ""
         raise CLIError(f"{exc}{hint}", status=2) from None
-    model = _resolve_model(args.model, args.models_dir)
+    spec, plugin = registry.agent_spec(config.type)
+    model = _resolve_model(args.model, args.models_dir, config.type, spec.needs_model)
     config = _with_model_settings(config, model)
     settings = _run_settings(args)
     _preflight(config, args, settings)
-    spec, plugin = registry.agent_spec(config.type)
     identity = RunIdentity(
         agent=AgentRecord(
             type=config.type, distribution=plugin.distribution, version=plugin.version,
             config=config.model_dump(mode="json"),
         ),
-        model=ModelRecord(id=args.model, provider=model.provider, name=model.name),
+        model=ModelRecord(id=args.model, provider=model.provider, name=model.name) if model is not None else None,
         runtime=RuntimeRecord(name=args.runtime, image=args.image, options=runtime_options),
         problems=[p.name for p in problems],
         settings=settings,
@@ -260,7 +293,9 @@ def run_command(args: argparse.Namespace) -> int:
     request = RunRequest(
         problems=[p.path for p in problems],
         agent_config=config.model_dump(mode="json"),
-        model=args.model,
+        model=args.model if model is not None else None,
+        format=args.problem_format,
+        pass_policy=args.pass_policy,
         runtime=args.runtime,
         image=args.image,
         runtime_options=runtime_options,
@@ -334,7 +369,17 @@ def _run_prepared(args: argparse.Namespace, request: Any, identity: Any, plugin:
 
 def _resume_command(args: argparse.Namespace, directory: Path) -> str:
     """The command that finishes this run: the same inputs, ``--output`` and ``--resume``."""
-    words = ["agentrig", "run", *map(str, args.problems), "--agent", args.agent, "--model", args.model]
+    words = ["agentrig", "run", *map(str, args.problems), "--agent", args.agent]
+    if args.model:
+        words += ["--model", args.model]
+    if args.problem_format:
+        words += ["--format", args.problem_format]
+    for glob in args.include:
+        words += ["--problem", glob]
+    for glob in args.exclude:
+        words += ["-x", glob]
+    if args.pass_policy:
+        words += ["--pass-policy", args.pass_policy]
     if args.runtime != "local":
         words += ["--runtime", args.runtime]
     if args.executor != "local":
@@ -374,6 +419,7 @@ def print_summary(directory: Path, record: Any, *, quiet: bool = False) -> None:
                 line.problem,
                 line.checkpoint,
                 line.status,
+                f"{line.tests.passed}/{line.tests.total}" if line.tests is not None else "",
                 line.stop_reason or "",
                 line.steps,
                 _tokens(line.tokens.total),
@@ -383,7 +429,7 @@ def print_summary(directory: Path, record: Any, *, quiet: bool = False) -> None:
             for line in sorted(lines, key=lambda l: (l.problem, l.index))
         ]
         if rows:
-            print_table(["problem", "checkpoint", "result", "stopped", "steps", "tokens", "cost", "time"], rows)
+            print_table(["problem", "checkpoint", "result", "tests", "stopped", "steps", "tokens", "cost", "time"], rows)
         for problem in record.problems.values():
             if problem.status != "completed":
                 print(f"{problem.name}: {problem.status}" + (f": {problem.error}" if problem.error else ""))
@@ -393,6 +439,13 @@ def print_summary(directory: Path, record: Any, *, quiet: bool = False) -> None:
         f"{totals.checkpoints} checkpoints: {totals.passed} passed, {totals.failed} failed"
         + (f", {totals.errors} errors" if totals.errors else "")
         + (f", {totals.skipped} skipped" if totals.skipped else "")
+        + (f" | passed {totals.tests.passed}/{totals.tests.total} tests" if totals.tests.total else "")
+        + (f" | mean score {totals.mean_score:.3f}" if totals.mean_score is not None and totals.tests.total else "")
         + f" | cost {_money(totals.cost, known)} | tokens {_tokens(totals.tokens.total)} | steps {totals.steps}"
     )
+    if totals.problems > 1:
+        print(
+            f"{totals.problems} problems: {totals.problems_solved} solved, {totals.problems_partial} partial,"
+            f" {totals.problems - totals.problems_solved - totals.problems_partial} unsolved"
+        )
     print(f"run directory: {directory}")

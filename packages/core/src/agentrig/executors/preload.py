@@ -56,7 +56,9 @@ def _module_of(import_path: str) -> str:
 
 
 def _model_modules(job: ProblemJob) -> list[str]:
-    """The chat client module and SDK the job's model will use."""
+    """The chat client module and SDK the job's model will use (none without a model)."""
+    if job.model is None:
+        return []
     try:
         from agentrig.catalog import resolve_model
 

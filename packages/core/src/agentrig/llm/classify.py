@@ -16,7 +16,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from agentrig.credentials import redact
-from agentrig.llm import errors as e
+import agentrig.llm.errors as e
 
 _CONTEXT_PATTERNS = re.compile(
     r"context[_ ]length|context window|prompt is too long|maximum context|too many tokens"

@@ -1,71 +1,59 @@
-"""Running a checkpoint's test command in the workspace and recording the verdict.
+"""Evaluating a checkpoint through its problem's format, and the record's verdict.
 
-The problem's test files (its ``tests`` directory) are placed into the workspace
-only while the test runs and taken out again afterwards, so the agent never
-sees them and the snapshot holds only the agent's work. A file the agent wrote
-at one of those paths is put back as it was.
+The run loop, ``agentrig replay`` (and re-evaluation of recorded snapshots)
+call :func:`evaluate_checkpoint`; the format decides what runs (see
+:mod:`agentrig.formats.interface`), :mod:`agentrig.evaluation.engine` runs it
+on a copy of the workspace.
 """
 
 from __future__ import annotations
 
-import os
-import shutil
-from contextlib import contextmanager
-from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from agentrig.problem import Checkpoint, Problem
-from agentrig.run.records import EvaluationRecord, utcnow
-from agentrig.runtime.interface import Runtime
+from agentrig.evaluation.engine import DEFAULT_TEST_TIMEOUT, OUTPUT_TAIL, tail
+from agentrig.evaluation.records import EvaluationRecord, utcnow
 
-OUTPUT_TAIL = 4000
-DEFAULT_TEST_TIMEOUT = 600.0
+if TYPE_CHECKING:
+    from agentrig.evaluation.policy import PassPolicy
+    from agentrig.problem import Checkpoint, Problem
+    from agentrig.runtime.interface import Runtime
+
+__all__ = ["DEFAULT_TEST_TIMEOUT", "OUTPUT_TAIL", "REPORT_DIR", "evaluate", "evaluate_checkpoint", "tail"]
+
+#: The directory beside ``evaluation.json`` holding the test runner's raw report.
+REPORT_DIR = "evaluation"
 
 
-@contextmanager
-def test_files_in(workspace: Path, source: Path | None) -> Iterator[None]:
-    """Copy ``source``'s files into ``workspace`` (same relative name) for the duration."""
-    if source is None or not source.is_dir():
-        yield
-        return
-    target_root = workspace / source.name
-    saved: dict[Path, bytes | None] = {}
-    created_dirs: list[Path] = [] if target_root.exists() else [target_root]
+def evaluate_checkpoint(
+    runtime: Runtime,
+    workspace: Path,
+    problem: Problem,
+    checkpoint: Checkpoint,
+    *,
+    report_dir: Path | None = None,
+    timeout: float = DEFAULT_TEST_TIMEOUT,
+    policy: PassPolicy | None = None,
+) -> EvaluationRecord:
+    """Evaluate the workspace after ``checkpoint`` with ``problem``'s format; never raises for a
+    failing test or runtime (an infrastructure failure is recorded as one)."""
+    from agentrig.formats.interface import EvaluationContext
+    from agentrig.formats.resolve import get_format
+
+    started = utcnow()
     try:
-        for src in sorted(source.rglob("*")):
-            dst = target_root / src.relative_to(source)
-            if src.is_dir():
-                if not dst.exists():
-                    dst.mkdir(parents=True)
-                    created_dirs.append(dst)
-                continue
-            if not dst.parent.exists():
-                dst.parent.mkdir(parents=True)
-                created_dirs.append(dst.parent)
-            saved[dst] = dst.read_bytes() if dst.is_file() and not dst.is_symlink() else None
-            if dst.is_dir() and not dst.is_symlink():
-                shutil.rmtree(dst)
-            elif dst.is_symlink():
-                dst.unlink()
-            shutil.copy2(src, dst)
-        yield
-    finally:
-        for dst, content in saved.items():
-            if content is None:
-                dst.unlink(missing_ok=True)
-            else:
-                dst.write_bytes(content)
-        for directory in sorted(set(created_dirs), key=lambda p: len(p.parts), reverse=True):
-            # only directories we created and that the test left nothing else in
-            try:
-                os.rmdir(directory)
-            except OSError:
-                pass
-
-
-def tail(text: str, limit: int = OUTPUT_TAIL) -> str:
-    """The last ``limit`` characters of ``text``, marked when cut."""
-    return text if len(text) <= limit else "[...]\n" + text[-limit:]
+        fmt = get_format(problem.format)
+        context = EvaluationContext(runtime=runtime, workspace=workspace, report_dir=report_dir, timeout=timeout, policy=policy)
+        return fmt.evaluate(problem, checkpoint, context)
+    except Exception as exc:  # a format's bug is the evaluation's failure, not the run's
+        return EvaluationRecord(
+            command=checkpoint.test,
+            passed=False,
+            started=started,
+            elapsed=(utcnow() - started).total_seconds(),
+            infrastructure_failure=True,
+            error=f"{type(exc).__name__}: {exc}",
+        )
 
 
 def evaluate(
@@ -76,30 +64,5 @@ def evaluate(
     *,
     timeout: float = DEFAULT_TEST_TIMEOUT,
 ) -> EvaluationRecord:
-    """Run ``checkpoint.test`` in the runtime (exit 0 = pass); no test: ``passed`` is ``None``."""
-    if checkpoint.test is None:
-        return EvaluationRecord(command=None)
-    started = utcnow()
-    try:
-        with test_files_in(workspace, problem.path / problem.tests):
-            result = runtime.exec(checkpoint.test, timeout=timeout)
-    except Exception as exc:  # a runtime failure is the evaluation's error, not the run's
-        return EvaluationRecord(
-            command=checkpoint.test,
-            passed=False,
-            started=started,
-            elapsed=(utcnow() - started).total_seconds(),
-            error=f"{type(exc).__name__}: {exc}",
-        )
-    output = result.stdout
-    if result.stderr:
-        output += ("" if not output or output.endswith("\n") else "\n") + result.stderr
-    return EvaluationRecord(
-        command=checkpoint.test,
-        exit_code=result.exit_code,
-        passed=result.exit_code == 0 and not result.timed_out,
-        timed_out=result.timed_out,
-        elapsed=result.elapsed or (utcnow() - started).total_seconds(),
-        started=started,
-        output_tail=tail(output),
-    )
+    """:func:`evaluate_checkpoint` without a report directory or policy override (kept for callers of old)."""
+    return evaluate_checkpoint(runtime, workspace, problem, checkpoint, timeout=timeout)

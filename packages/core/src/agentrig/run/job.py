@@ -22,8 +22,9 @@ class ProblemJob(BaseModel):
 
     problem_path: str
     problem_name: str
+    problem_format: str | None = None  # None: detected again from the directory
     agent_config: dict[str, Any]
-    model: str
+    model: str | None = None  # None: an agent that needs no model
     runtime: str = "local"
     image: str | None = None  # what the session runs: the agent's own image when it has one, else --image
     runtime_options: dict[str, Any] = {}
@@ -34,3 +35,4 @@ class ProblemJob(BaseModel):
     reset_context: bool = False  # the run's setting; an agent config's own reset_context wins
     thinking: str | None = None  # a ThinkingPreset value (--thinking)
     thinking_max_tokens: int | None = None
+    pass_policy: str | None = None  # the run's --pass-policy, over the format's and the problem's

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 from agentrig import lifecycle
 from agentrig.run.atomic import append_line, truncate_torn_tail, write_model_atomic, write_text_atomic
 from agentrig.run.diffs import diff_record
-from agentrig.run.evaluation import evaluate
+from agentrig.run.evaluation import REPORT_DIR, evaluate_checkpoint
 from agentrig.run.job import ProblemJob
 from agentrig.run.layout import WORKSPACES_DIR, CheckpointPaths, RunDirectory
 from agentrig.run.progress import EventSink, ProgressEvent
@@ -49,7 +49,7 @@ def _one_line(exc: BaseException) -> str:
 
 
 def _status(result: CheckpointInferenceResult, evaluation: EvaluationRecord) -> CheckpointStatus:
-    if evaluation.error is not None:
+    if evaluation.error is not None or evaluation.infrastructure_failure:
         return "error"
     if evaluation.passed is None:
         return "error" if result.had_error else "not_evaluated"
@@ -62,15 +62,21 @@ class _ProblemRun:
 
         self.job = job
         self.emit = emit
-        self.problem: Problem = load_problem(job.problem_path)
+        self.problem: Problem = load_problem(job.problem_path, job.problem_format)
         self.run_dir = RunDirectory(Path(job.output_dir))
         self.record = ProblemRecord(
             name=self.problem.name,
             path=str(self.problem.path),
+            format=self.problem.format,
             checkpoints=[c.name for c in self.problem.checkpoints],
         )
         self.agent: Agent | None = None
         self.session: Any = None
+        self._policy = None
+        if job.pass_policy:
+            from agentrig.evaluation.policy import PassPolicy
+
+            self._policy = PassPolicy.parse(job.pass_policy)
         self.workspace: Workspace | None = None
 
     # -- events ------------------------------------------------------------------
@@ -150,6 +156,8 @@ class _ProblemRun:
             self.job.runtime, self.job.image, seed, self.problem.name, base, self.job.runtime_options
         )
         self.workspace = self.session.workspace
+        self.session.problem = self.problem
+        self._run_setup()
         previous: Snapshot | None = None
         for checkpoint in reversed(self.problem.checkpoints[:start]):
             snapshot_dir = self.run_dir.checkpoint(self.problem.name, checkpoint.name).snapshot
@@ -185,6 +193,15 @@ class _ProblemRun:
                     continue
         return used
 
+    def _run_setup(self) -> None:
+        """The problem's setup commands, in the fresh workspace; a failing one fails the problem."""
+        for command in self.problem.setup:
+            result = self.session.runtime.exec(command, timeout=self.job.test_timeout)
+            if result.exit_code != 0 or result.timed_out:
+                output = " ".join((result.stderr or result.stdout).split())[-300:]
+                why = "timed out" if result.timed_out else f"exited with {result.exit_code}"
+                raise ProblemRunError(f"setup command '{command}' {why}" + (f": {output}" if output else ""))
+
     def _open(self, prior_cost: float, start: int) -> None:
         from agentrig.agent import Agent
         from agentrig.plugins import get_agent_config_cls
@@ -195,8 +212,11 @@ class _ProblemRun:
         self.config = config_cls.model_validate(self.job.agent_config)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", UnknownModelWarning)  # the CLI warned once already
-            model, credential = resolve(self.job.model, Path(self.job.models_dir) if self.job.models_dir else None)
-        if model.provider == "replay" and start:
+            if self.job.model is None:
+                model, credential = None, None  # an agent that needs no model
+            else:
+                model, credential = resolve(self.job.model, Path(self.job.models_dir) if self.job.models_dir else None)
+        if model is not None and model.provider == "replay" and start:
             # A resumed replay goes on with the replies of the checkpoint it resumes at.
             model = model.model_copy(update={"replay_start": self._replies_used(start)})
         from agentrig.model_definition import ThinkingPreset
@@ -278,14 +298,21 @@ class _ProblemRun:
         started = utcnow()
         clock = time.monotonic()
 
+        self.session.checkpoint = checkpoint
         result = lifecycle.run_checkpoint(agent, checkpoint, task, self.session.runtime)
         result.checkpoint_path = paths.root
         result.snapshot_dir = paths.snapshot
         result.artifacts_dir = paths.agent
         write_model_atomic(paths.inference_result, result)
 
-        evaluation = evaluate(
-            self.session.runtime, self.workspace.path, self.problem, checkpoint, timeout=self.job.test_timeout
+        evaluation = evaluate_checkpoint(
+            self.session.runtime,
+            self.workspace.path,
+            self.problem,
+            checkpoint,
+            report_dir=paths.root / REPORT_DIR,
+            timeout=self.job.test_timeout,
+            policy=self._policy,
         )
         write_model_atomic(paths.evaluation, evaluation)
 
@@ -321,6 +348,11 @@ class _ProblemRun:
             elapsed=time.monotonic() - clock,
             started=started,
             completed=utcnow(),
+            score=evaluation.score if evaluation.command is not None else None,
+            policy=evaluation.policy,
+            infrastructure_failure=evaluation.infrastructure_failure,
+            tests=evaluation.counts,
+            groups=evaluation.groups,
         )
         self.run_dir.append_result(line)
         self.record.finished += 1

@@ -14,6 +14,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from agentrig.evaluation.records import EvaluationRecord, TestCounts
 from agentrig.usage import TokenUsage
 
 SCHEMA_VERSION = 1
@@ -34,23 +35,6 @@ def utcnow() -> datetime:
 
 class _Record(BaseModel):
     model_config = ConfigDict(extra="forbid")
-
-
-class EvaluationRecord(_Record):
-    """``evaluation.json``: how the checkpoint's test command went.
-
-    ``passed`` is ``None`` when the checkpoint has no test. ``output_tail`` is the
-    end of the combined output (stdout then stderr), at most a few KB.
-    """
-
-    command: str | None
-    exit_code: int | None = None
-    passed: bool | None = None
-    timed_out: bool = False
-    elapsed: float = 0.0
-    started: datetime | None = None
-    output_tail: str = ""
-    error: str | None = None
 
 
 class FileChange(_Record):
@@ -98,10 +82,21 @@ class CheckpointResultLine(_Record):
     elapsed: float = 0.0
     started: datetime | None = None
     completed: datetime | None = None
+    score: float | None = None
+    policy: str | None = None
+    infrastructure_failure: bool = False
+    tests: TestCounts | None = None
+    groups: dict[str, TestCounts] = Field(default_factory=dict)
 
 
 class Totals(_Record):
-    """Sums over checkpoints: cost in USD, tokens, model steps, verdicts."""
+    """Sums over checkpoints: cost in USD, tokens, model steps, verdicts.
+
+    ``tests`` sums the per-test counts of every checkpoint that had them;
+    ``mean_score`` is the mean of the checkpoints' scores (``scored`` of them
+    had one); ``problems_solved`` / ``problems_partial`` count problems with
+    every / some (not all) checkpoints passed (run totals only).
+    """
 
     cost: float = 0.0
     tokens: TokenUsage = Field(default_factory=TokenUsage)
@@ -111,6 +106,13 @@ class Totals(_Record):
     failed: int = 0
     errors: int = 0
     skipped: int = 0
+    tests: TestCounts = Field(default_factory=TestCounts)
+    scored: int = 0
+    score_sum: float = 0.0
+    mean_score: float | None = None
+    problems: int = 0
+    problems_solved: int = 0
+    problems_partial: int = 0
 
     def add(self, line: CheckpointResultLine) -> None:
         """Count one result line in."""
@@ -122,9 +124,16 @@ class Totals(_Record):
         self.failed += line.status == "failed"
         self.errors += line.status == "error"
         self.skipped += line.status == "skipped"
+        if line.tests is not None:
+            self.tests.merge(line.tests)
+        if line.score is not None:
+            self.scored += 1
+            self.score_sum += line.score
+        self.mean_score = self.score_sum / self.scored if self.scored else None
 
-    def merge(self, other: Totals) -> None:
-        """Count ``other``'s checkpoints in."""
+    def merge(self, other: Totals, expected_checkpoints: int | None = None) -> None:
+        """Count ``other``'s checkpoints in; with ``expected_checkpoints`` (how many the
+        problem has), ``other`` is one problem's totals and counts as solved or partial."""
         self.cost += other.cost
         self.tokens = self.tokens + other.tokens
         self.steps += other.steps
@@ -133,6 +142,16 @@ class Totals(_Record):
         self.failed += other.failed
         self.errors += other.errors
         self.skipped += other.skipped
+        self.tests.merge(other.tests)
+        self.scored += other.scored
+        self.score_sum += other.score_sum
+        self.mean_score = self.score_sum / self.scored if self.scored else None
+        if expected_checkpoints is not None:
+            self.problems += 1
+            if expected_checkpoints and other.passed >= expected_checkpoints:
+                self.problems_solved += 1
+            elif other.passed:
+                self.problems_partial += 1
 
     @classmethod
     def of(cls, lines: list[CheckpointResultLine]) -> Totals:
@@ -152,6 +171,7 @@ class ProblemRecord(_Record):
 
     name: str
     path: str
+    format: str | None = None
     status: ProblemStatus = "pending"
     checkpoints: list[str] = Field(default_factory=list)
     finished: int = 0
@@ -210,7 +230,7 @@ class RunIdentity(_Record):
     """What makes two invocations the same run (``--resume`` compares these)."""
 
     agent: AgentRecord
-    model: ModelRecord
+    model: ModelRecord | None = None  # None: the agent needs no model and none was given
     runtime: RuntimeRecord
     problems: list[str]
     settings: RunSettings = Field(default_factory=RunSettings)
@@ -226,8 +246,9 @@ class RunIdentity(_Record):
                 if self.agent.config.get(k) != other.agent.config.get(k)
             )
             out.append(f"agent config ({', '.join(keys)})")
-        if self.model.id != other.model.id:
-            out.append(f"model '{other.model.id}' vs '{self.model.id}'")
+        mine, theirs = (self.model.id if self.model else None), (other.model.id if other.model else None)
+        if mine != theirs:
+            out.append(f"model '{theirs or 'none'}' vs '{mine or 'none'}'")
         # the agent image follows from the agent config and --image, both compared already
         if self.runtime.model_dump(exclude={"agent_image"}) != other.runtime.model_dump(exclude={"agent_image"}):
             out.append(f"runtime '{other.runtime.name}' vs '{self.runtime.name}'")

@@ -12,12 +12,13 @@ from __future__ import annotations
 
 import tempfile
 from pathlib import Path
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
 from agentrig import lifecycle
 from agentrig.run.agent_image import agent_image_for
-from agentrig.run.evaluation import evaluate
+from agentrig.run.evaluation import REPORT_DIR, evaluate_checkpoint
 from agentrig.run.layout import RunDirectory, RunDirectoryError
 from agentrig.run.records import EvaluationRecord
 
@@ -47,6 +48,16 @@ class ReplayOutcome(BaseModel):
         return self.passed == self.recorded_passed
 
 
+def _recorded_policy(recorded: EvaluationRecord) -> Any:
+    """The pass policy the run used, so the replay's verdict is decided the same way."""
+    from agentrig.evaluation.policy import PassPolicy, PolicyError
+
+    try:
+        return PassPolicy.parse(recorded.policy) if recorded.policy else None
+    except PolicyError:
+        return None
+
+
 def replay_checkpoint(checkpoint_dir: Path, *, keep: Path | None = None) -> ReplayOutcome:
     """Replay ``RUN_DIR/PROBLEM/CHECKPOINT``; ``keep`` writes the replay's trajectory and verdict there."""
     from agentrig.agent import Agent
@@ -68,7 +79,7 @@ def replay_checkpoint(checkpoint_dir: Path, *, keep: Path | None = None) -> Repl
     problem_record = record.problems.get(problem_name)
     if problem_record is None:
         raise ReplayError(f"{run_dir.run_file}: the run has no problem '{problem_name}'")
-    problem = load_problem(problem_record.path)
+    problem = load_problem(problem_record.path, problem_record.format)
     names = [c.name for c in problem.checkpoints]
     if checkpoint_name not in names:
         raise ReplayError(f"problem '{problem_name}' ({problem.path}) has no checkpoint '{checkpoint_name}'")
@@ -83,11 +94,16 @@ def replay_checkpoint(checkpoint_dir: Path, *, keep: Path | None = None) -> Repl
     identity = record.identity
     config = get_agent_config_cls(identity.agent.type).model_validate(identity.agent.config)
     replies = paths.agent / REPLAY_FILE
-    model, credential = resolve(f"replay/{replies}") if replies.is_file() else resolve(identity.model.id)
+    if replies.is_file():
+        model, credential = resolve(f"replay/{replies}")
+    elif identity.model is not None:
+        model, credential = resolve(identity.model.id)
+    else:
+        model, credential = None, None  # the agent needs no model
     # the run's agent image (rebuilt from its template if it was removed since; else a no-op)
     image = agent_image_for(identity.agent.config, identity.runtime.name, identity.runtime.image) or identity.runtime.image
     agent = Agent.from_config(config, model, credential, problem_name, False, image)
-    if not replies.is_file() and not agent.supports_replay():
+    if not replies.is_file() and identity.model is not None and not agent.supports_replay():
         raise ReplayError(
             f"{replies}: no recorded model replies, and agent '{identity.agent.type}' cannot replay on its own"
         )
@@ -106,15 +122,24 @@ def replay_checkpoint(checkpoint_dir: Path, *, keep: Path | None = None) -> Repl
             if out is not None:
                 out.mkdir(parents=True, exist_ok=True)
                 agent.add_step_listener(lambda step: append_line(out / "trajectory.jsonl", step.model_dump_json()))
+            session.problem = problem
+            session.checkpoint = checkpoint
             lifecycle.setup_agent(agent, session)
             try:
-                if replies.is_file():
+                if replies.is_file() or identity.model is None:
                     result = lifecycle.run_checkpoint(agent, checkpoint, problem.prompt_text(checkpoint))
                 else:
                     result = agent.run_replay(checkpoint_dir)
             finally:
                 lifecycle.cleanup_agent(agent)
-            evaluation = evaluate(session.runtime, session.workspace.path, problem, checkpoint)
+            evaluation = evaluate_checkpoint(
+                session.runtime,
+                session.workspace.path,
+                problem,
+                checkpoint,
+                report_dir=(out / REPORT_DIR) if out is not None else None,
+                policy=_recorded_policy(recorded),
+            )
             if out is not None:
                 write_model_atomic(out / "inference_result.json", result)
                 write_model_atomic(out / "evaluation.json", evaluation)

@@ -42,7 +42,11 @@ class RunRequest(BaseModel):
 
     problems: list[Path]
     agent_config: dict[str, Any]
-    model: str
+    model: str | None = None
+    format: str | None = None
+    include: list[str] = Field(default_factory=list)
+    exclude: list[str] = Field(default_factory=list)
+    pass_policy: str | None = None
     runtime: str = "local"
     image: str | None = None
     runtime_options: dict[str, Any] = Field(default_factory=dict)
@@ -116,7 +120,7 @@ def prepare(
     from agentrig.run.agent_image import agent_image_for
     from agentrig.run.problems import load_problems
 
-    problems = load_problems(list(request.problems))
+    problems = load_problems(list(request.problems), request.format, request.include, request.exclude)
     on_build = None
     if notify is not None:
         on_build = lambda tag: notify(f"building agent image {tag} from {request.image} (later runs reuse it)")  # noqa: E731
@@ -182,6 +186,7 @@ def _prepare_claimed(
             record.problems[problem.name] = ProblemRecord(
                 name=problem.name,
                 path=str(problem.path),
+                format=problem.format,
                 checkpoints=[c.name for c in problem.checkpoints],
                 status="pending",
                 totals=existing.totals if existing else Totals(),
@@ -195,6 +200,7 @@ def _prepare_claimed(
         ProblemJob(
             problem_path=str(problem.path),
             problem_name=problem.name,
+            problem_format=problem.format,
             agent_config=request.agent_config,
             model=request.model,
             runtime=request.runtime,
@@ -207,6 +213,7 @@ def _prepare_claimed(
             reset_context=request.reset_context,
             thinking=request.thinking,
             thinking_max_tokens=request.thinking_max_tokens,
+            pass_policy=request.pass_policy,
         )
         for problem in problems
     ]
@@ -274,7 +281,7 @@ def execute(prepared: PreparedRun, emit: EventSink, tick: Any = None, executor: 
     def sum_totals() -> None:
         record.totals = Totals()
         for problem in record.problems.values():
-            record.totals.merge(problem.totals)
+            record.totals.merge(problem.totals, expected_checkpoints=len(problem.checkpoints))
         record.elapsed = started_elapsed + (time.monotonic() - clock)
 
     def refresh_totals() -> None:

@@ -8,8 +8,13 @@ run at once (parallel tool calls): each ``start`` returns its own handle.
 
 from __future__ import annotations
 
+import io
+import tarfile
 from abc import ABC, abstractmethod
 from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
@@ -70,6 +75,19 @@ class RuntimeProcess(ABC):
                 result = event.result
         assert result is not None
         return result
+
+
+@dataclass(frozen=True)
+class WorkspaceCopy:
+    """A scratch copy of the workspace: ``path`` as commands see it; ``host`` its
+    directory on this machine when it has one (the local runtime), else ``None``."""
+
+    path: str
+    host: Path | None = None
+
+
+class RuntimeFileError(OSError):
+    """Moving files into or out of a runtime failed; the message says which and why."""
 
 
 class Runtime(ABC):
@@ -145,3 +163,59 @@ class Runtime(ABC):
     @abstractmethod
     def cleanup(self) -> None:
         """Kill what runs and release everything (containers included); idempotent."""
+
+    # -- files and scratch copies (evaluation uses these) --------------------------
+
+    @contextmanager
+    def workspace_copy(self) -> Iterator[WorkspaceCopy]:
+        """A copy of the workspace for the duration, removed afterwards.
+
+        Tests run there, so nothing they write reaches the workspace (its
+        snapshot, the next checkpoint). The default copies inside the runtime
+        (``cp -a`` into a ``mktemp -d`` directory); a runtime whose workspace
+        is a host directory may copy on the host instead.
+        """
+        made = self.exec(
+            ["sh", "-c", 'd=$(mktemp -d) && cp -a "$1"/. "$d"/ && printf %s "$d"', "sh", self.workdir], timeout=600
+        )
+        if made.exit_code != 0 or not made.stdout.strip():
+            raise RuntimeFileError(f"cannot copy the workspace for the tests: {(made.stderr or made.stdout).strip()[-300:]}")
+        path = made.stdout.strip()
+        try:
+            yield WorkspaceCopy(path=path)
+        finally:
+            self.exec(["rm", "-rf", path], timeout=600)
+
+    def upload(self, source: Path, target: str) -> None:
+        """Copy the host file or directory ``source`` to ``target`` (a path as commands
+        see it; a directory's contents go into ``target``, which is created).
+
+        The default streams a tar archive into ``tar -x`` run in the runtime.
+        """
+        source = Path(source)
+        buffer = io.BytesIO()
+        with tarfile.open(fileobj=buffer, mode="w") as archive:
+            if source.is_dir():
+                for child in sorted(source.iterdir()):
+                    archive.add(child, arcname=child.name)
+                directory = target
+            else:
+                archive.add(source, arcname=Path(target).name)
+                directory = str(Path(target).parent)
+        result = self.exec(
+            ["sh", "-c", 'mkdir -p "$1" && tar -x -o -f - -C "$1"', "sh", directory], stdin=buffer.getvalue(), timeout=600
+        )
+        if result.exit_code != 0:
+            raise RuntimeFileError(f"cannot upload '{source}' to '{target}': {(result.stderr or result.stdout).strip()[-300:]}")
+
+    def read_file(self, path: str) -> bytes | None:
+        """The content of ``path`` (as commands see it), or ``None`` when there is no such file.
+
+        The default runs ``cat`` in the runtime (text reports: JSON, XML, rewards).
+        """
+        result = self.exec(["sh", "-c", 'test -f "$1" || exit 3; cat "$1"', "sh", path], timeout=600)
+        if result.exit_code == 3:
+            return None
+        if result.exit_code != 0:
+            raise RuntimeFileError(f"cannot read '{path}': {result.stderr.strip()[-300:]}")
+        return result.stdout.encode("utf-8")

@@ -14,7 +14,8 @@ import selectors
 import subprocess
 import threading
 import uuid
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -22,7 +23,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from agentrig.runtime.commands import merge_env, to_argv
 from agentrig.runtime.errors import parse_options
-from agentrig.runtime.interface import Command, Runtime, RuntimeProcess, RuntimeResult
+from agentrig.runtime.interface import Command, Runtime, RuntimeProcess, RuntimeResult, WorkspaceCopy
 from agentrig.runtime.process import DEFAULT_MAX_OUTPUT, Chunks, FinishedProcess, ProcessSet, SupervisedProcess
 from agentrig.runtime.proctree import kill_marked, kill_tree
 
@@ -268,6 +269,41 @@ class LocalRuntime(Runtime):
             return FinishedProcess(126, f"agentrig: permission denied: {argv[0]}\n")
         self._processes.add(process)
         return process
+
+    @contextmanager
+    def workspace_copy(self) -> Iterator[WorkspaceCopy]:
+        """A copy of the workspace on the host, beside it (same file system), removed afterwards."""
+        import shutil
+        import tempfile
+
+        from agentrig.runtime.interface import RuntimeFileError
+
+        try:
+            scratch = Path(tempfile.mkdtemp(prefix="agentrig-tests-", dir=self.workspace.parent))
+            copy = scratch / self.workspace.name
+            shutil.copytree(self.workspace, copy, symlinks=True)
+        except OSError as exc:
+            raise RuntimeFileError(f"cannot copy the workspace for the tests: {exc}") from None
+        try:
+            yield WorkspaceCopy(path=str(copy), host=copy)
+        finally:
+            shutil.rmtree(scratch, ignore_errors=True)
+
+    def upload(self, source: Path, target: str) -> None:
+        """Copy ``source`` (file or directory) to the host path ``target``."""
+        import shutil
+
+        source, destination = Path(source), self.workspace / target
+        destination.parent.mkdir(parents=True, exist_ok=True)
+        if source.is_dir():
+            shutil.copytree(source, destination, symlinks=True, dirs_exist_ok=True)
+        else:
+            shutil.copy2(source, destination)
+
+    def read_file(self, path: str) -> bytes | None:
+        """The content of the host file ``path`` (relative: to the workspace), or ``None``."""
+        file = self.workspace / path
+        return file.read_bytes() if file.is_file() else None
 
     def kill(self) -> None:
         """Kill every running command, and the background processes commands left behind."""

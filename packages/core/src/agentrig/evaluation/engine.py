@@ -1,0 +1,269 @@
+"""Running a checkpoint's tests on a copy of the workspace and building its :class:`EvaluationRecord`.
+
+A :class:`TestCommand` says what to run: the command, the files to put into
+the copy first (the problem's tests), setup commands, the report the command
+writes and how to read it, how to group tests, and the pass policy. The
+engine copies the workspace (through the runtime, so a container's copy is
+made inside it), runs everything there, saves the raw report into the
+checkpoint's ``evaluation/`` directory, parses it and decides ``passed``.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from agentrig.evaluation.parsers import REPORT_KINDS, ReportError, parse_junit_xml, parse_pytest_json, parse_reward
+from agentrig.evaluation.policy import ALL, PassPolicy
+from agentrig.evaluation.records import DEFAULT_GROUP, EvaluationRecord, TestCounts, TestResult, utcnow
+
+if TYPE_CHECKING:
+    from agentrig.runtime.interface import Runtime, RuntimeResult
+
+OUTPUT_TAIL = 4000
+DEFAULT_TEST_TIMEOUT = 600.0
+
+#: pytest's exit codes that mean the runner itself failed (interrupted, internal error, usage error).
+PYTEST_INFRASTRUCTURE_EXIT_CODES = frozenset({2, 3, 4})
+
+
+@dataclass(frozen=True)
+class ReportSpec:
+    """A report the test command writes: ``kind`` (``pytest-json``, ``junit`` or ``reward``)
+    and ``path``, relative to the workspace copy or absolute (as commands see it)."""
+
+    kind: str
+    path: str
+
+    def __post_init__(self) -> None:
+        if self.kind not in REPORT_KINDS:
+            raise ValueError(f"report kind '{self.kind}': expected one of {', '.join(REPORT_KINDS)}")
+        if not self.path:
+            raise ValueError("report path: empty")
+
+    @classmethod
+    def parse(cls, text: str) -> ReportSpec:
+        """``KIND:PATH`` (``pytest-json:.report.json``); raises ``ValueError`` naming what is wrong."""
+        kind, sep, path = text.partition(":")
+        if not sep:
+            raise ValueError(f"report '{text}': expected KIND:PATH with KIND one of {', '.join(REPORT_KINDS)}")
+        return cls(kind=kind.strip(), path=path.strip())
+
+
+@dataclass
+class TestCommand:
+    """One evaluation to run.
+
+    ``command`` runs with the copy as its working directory (a string through
+    ``sh -c``, a list without a shell). ``files`` are ``(host path, relative
+    path)`` pairs put into the copy before anything runs. ``setup`` commands
+    run first in the copy (a failing one is an infrastructure failure).
+    ``report`` names the report to read (none: the exit code decides).
+    ``group`` maps a parsed test to its group (default ``Core``). ``policy``
+    is the format's or problem's pass policy (the run's ``--pass-policy``
+    wins over it). ``in_copy=False`` runs in the workspace itself (for
+    formats whose tests must see the agent's environment as it is).
+    ``infrastructure_exit_codes`` are exit codes that mean the test runner
+    itself failed.
+    """
+
+    __test__ = False
+
+    command: str | list[str]
+    files: list[tuple[Path, str]] = field(default_factory=list)
+    setup: list[str] = field(default_factory=list)
+    report: ReportSpec | None = None
+    timeout: float | None = None
+    env: Mapping[str, str] = field(default_factory=dict)
+    group: Callable[[TestResult], str] | None = None
+    policy: PassPolicy | None = None
+    in_copy: bool = True
+    infrastructure_exit_codes: frozenset[int] = frozenset()
+
+
+def tail(text: str, limit: int = OUTPUT_TAIL) -> str:
+    """The last ``limit`` characters of ``text``, marked when cut."""
+    return text if len(text) <= limit else "[...]\n" + text[-limit:]
+
+
+def _output(result: RuntimeResult) -> str:
+    output = result.stdout
+    if result.stderr:
+        output += ("" if not output or output.endswith("\n") else "\n") + result.stderr
+    return output
+
+
+def _describe(command: str | list[str]) -> str:
+    if isinstance(command, str):
+        return command
+    import shlex
+
+    return " ".join(shlex.quote(part) for part in command)
+
+
+_UNSAFE = re.compile(r"[^A-Za-z0-9_.-]+")
+
+
+def report_file_name(spec: ReportSpec) -> str:
+    """The name the raw report is saved under in ``evaluation/``."""
+    return _UNSAFE.sub("_", Path(spec.path).name) or "report"
+
+
+def finish(record: EvaluationRecord, tests: list[TestResult], score: float | None, policy: PassPolicy) -> EvaluationRecord:
+    """Fill in counts, groups, score and the verdict of ``record`` from its tests (or given score).
+
+    Used by the engine; a format that runs its tests its own way (a reward
+    file read from a container) calls it to build the same record.
+    """
+    record.tests = tests
+    if tests:
+        record.counts = TestCounts.of(tests)
+        groups: dict[str, TestCounts] = {}
+        for test in tests:
+            groups.setdefault(test.group, TestCounts()).add(test.outcome)
+        record.groups = dict(sorted(groups.items()))
+    if score is not None:
+        record.score = score
+    elif record.infrastructure_failure:
+        record.score = None
+    elif record.counts is not None and record.counts.total:
+        record.score = record.counts.passed / record.counts.total
+    else:
+        record.score = 1.0 if record.exit_code == 0 and not record.timed_out else 0.0
+    record.policy = str(policy)
+    record.passed = policy.decide(record)
+    return record
+
+
+def run_test_command(
+    runtime: Runtime,
+    test: TestCommand,
+    *,
+    report_dir: Path | None = None,
+    default_timeout: float = DEFAULT_TEST_TIMEOUT,
+    policy: PassPolicy | None = None,
+) -> EvaluationRecord:
+    """Run ``test`` in ``runtime`` on a copy of its workspace and return the structured record.
+
+    ``report_dir`` receives the raw report (created when there is one);
+    ``policy`` (the run's) wins over ``test.policy``, which wins over ``all``.
+    Never raises for a failure of the tests or the runtime: those are recorded.
+    """
+    from contextlib import nullcontext
+
+    from agentrig.runtime.interface import WorkspaceCopy
+
+    decided_by = policy or test.policy or ALL
+    started = utcnow()
+    clock = time.monotonic()
+    record = EvaluationRecord(command=_describe(test.command), started=started)
+    tests: list[TestResult] = []
+    score: float | None = None
+    try:
+        scratch = runtime.workspace_copy() if test.in_copy else nullcontext(WorkspaceCopy(path=runtime.workdir))
+        with scratch as copy:
+            for source, relative in test.files:
+                if copy.host is not None:
+                    _copy_host(source, copy.host / relative)
+                else:
+                    runtime.upload(source, f"{copy.path}/{relative}")
+            timeout = test.timeout or default_timeout
+            for command in test.setup:
+                done = runtime.exec(command, cwd=copy.path, env=dict(test.env), timeout=timeout)
+                if done.exit_code != 0 or done.timed_out:
+                    record.exit_code = done.exit_code
+                    record.output_tail = tail(_output(done))
+                    record.infrastructure_failure = True
+                    why = "timed out" if done.timed_out else f"exited with {done.exit_code}"
+                    record.error = f"setup command '{command}' {why}"
+                    return _finish(record, tests, None, decided_by, clock)
+            result = runtime.exec(test.command, cwd=copy.path, env=dict(test.env), timeout=timeout)
+            record.exit_code = result.exit_code
+            record.timed_out = result.timed_out
+            record.test_elapsed = result.elapsed
+            record.output_tail = tail(_output(result))
+            if test.report is not None:
+                raw = _read_report(runtime, copy, test.report)
+                if raw is None:
+                    if not result.timed_out:
+                        record.infrastructure_failure = True
+                        record.error = (
+                            f"the test command wrote no report '{test.report.path}' (exit code {result.exit_code})"
+                        )
+                else:
+                    name = report_file_name(test.report)
+                    if report_dir is not None:
+                        _save(report_dir / name, raw)
+                        record.report = name
+                    try:
+                        if test.report.kind == "reward":
+                            score = parse_reward(raw, Path(test.report.path).name)
+                        elif test.report.kind == "junit":
+                            tests = parse_junit_xml(raw, Path(test.report.path).name)
+                        else:
+                            tests = parse_pytest_json(raw, Path(test.report.path).name)
+                    except ReportError as exc:
+                        record.infrastructure_failure = True
+                        record.error = str(exc)
+                        tests, score = [], None
+            if result.exit_code in test.infrastructure_exit_codes and not record.infrastructure_failure:
+                if not tests or all(t.outcome == "error" for t in tests):
+                    record.infrastructure_failure = True
+                    record.error = f"the test runner failed (exit code {result.exit_code})"
+    except Exception as exc:  # the runtime failed: no verdict on the agent's work
+        record.infrastructure_failure = True
+        record.error = f"{type(exc).__name__}: {exc}"
+    for item in tests:
+        item.group = (test.group(item) if test.group is not None else None) or DEFAULT_GROUP
+    return _finish(record, tests, score, decided_by, clock)
+
+
+def _finish(
+    record: EvaluationRecord, tests: list[TestResult], score: float | None, policy: PassPolicy, clock: float
+) -> EvaluationRecord:
+    record = finish(record, tests, score, policy)
+    record.elapsed = time.monotonic() - clock
+    return record
+
+
+def _save(path: Path, data: bytes) -> None:
+    """Write ``path`` atomically (a temporary file renamed over it)."""
+    import os
+    import tempfile
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, temporary = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(temporary, path)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
+
+
+def _copy_host(source: Path, destination: Path) -> None:
+    import shutil
+
+    destination.parent.mkdir(parents=True, exist_ok=True)
+    if source.is_dir():
+        shutil.copytree(source, destination, symlinks=True, dirs_exist_ok=True)
+    else:
+        shutil.copy2(source, destination)
+
+
+def _read_report(runtime: Runtime, copy: object, spec: ReportSpec) -> bytes | None:
+    host = getattr(copy, "host", None)
+    path = spec.path
+    if not path.startswith("/"):
+        if host is not None:
+            file = host / path
+            return file.read_bytes() if file.is_file() else None
+        path = f"{getattr(copy, 'path')}/{path}"
+    return runtime.read_file(path)

@@ -1,0 +1,179 @@
+"""Readers of test reports: pytest's JSON report, JUnit XML, reward files.
+
+Each returns the tests it found (or the reward); a report that cannot be read
+raises :class:`ReportError` with one line naming the file and what is wrong,
+which the engine records as an infrastructure failure, not a failed test.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from typing import Any
+
+from agentrig.evaluation.records import MESSAGE_LIMIT, TestOutcome, TestResult
+
+REPORT_KINDS = ("pytest-json", "junit", "reward")
+
+
+class ReportError(ValueError):
+    """A test report that is missing, malformed or not what its kind promises."""
+
+
+def short_message(text: str | None, limit: int = MESSAGE_LIMIT) -> str | None:
+    """The first lines of a failure, at most ``limit`` characters."""
+    if not text:
+        return None
+    text = text.strip()
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+_PYTEST_OUTCOMES: dict[str, TestOutcome] = {
+    "passed": "passed",
+    "failed": "failed",
+    "error": "error",
+    "skipped": "skipped",
+    "xfailed": "skipped",  # expected to fail, and did
+    "xpassed": "passed",
+    "rerun": "failed",
+}
+
+
+def _stage_message(stage: Any) -> str | None:
+    if not isinstance(stage, dict):
+        return None
+    crash = stage.get("crash")
+    if isinstance(crash, dict) and crash.get("message"):
+        return str(crash["message"])
+    longrepr = stage.get("longrepr")
+    if isinstance(longrepr, str) and longrepr:
+        return longrepr.strip().splitlines()[-1]
+    return None
+
+
+def parse_pytest_json(data: bytes, name: str = "report.json") -> list[TestResult]:
+    """Tests of a ``pytest --json-report`` file; collection errors become tests with outcome ``error``."""
+    try:
+        report = json.loads(data)
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise ReportError(f"{name}: not a JSON document ({exc})") from None
+    if not isinstance(report, dict) or not isinstance(report.get("tests", []), list):
+        raise ReportError(f"{name}: not a pytest JSON report (expected an object with a 'tests' list)")
+    tests: list[TestResult] = []
+    for entry in report.get("collectors", []) or []:
+        if isinstance(entry, dict) and entry.get("outcome") == "failed":
+            tests.append(
+                TestResult(
+                    id=str(entry.get("nodeid") or "<collection>"),
+                    outcome="error",
+                    message=short_message(_collector_message(entry)),
+                )
+            )
+    for index, entry in enumerate(report.get("tests", [])):
+        if not isinstance(entry, dict) or "nodeid" not in entry or "outcome" not in entry:
+            raise ReportError(f"{name}: tests[{index}]: expected an object with 'nodeid' and 'outcome'")
+        outcome = _PYTEST_OUTCOMES.get(str(entry["outcome"]))
+        if outcome is None:
+            raise ReportError(f"{name}: tests[{index}].outcome: unknown outcome {entry['outcome']!r}")
+        duration = 0.0
+        message = None
+        for stage_name in ("setup", "call", "teardown"):
+            stage = entry.get(stage_name)
+            if isinstance(stage, dict):
+                duration += float(stage.get("duration") or 0.0)
+                if message is None and stage.get("outcome") == "failed":
+                    message = _stage_message(stage)
+        keywords = entry.get("keywords") or []
+        tests.append(
+            TestResult(
+                id=str(entry["nodeid"]),
+                outcome=outcome,
+                duration=duration,
+                markers=[str(k) for k in keywords if isinstance(k, str)],
+                message=short_message(message) if outcome in ("failed", "error") else None,
+            )
+        )
+    return tests
+
+
+def _collector_message(entry: dict[str, Any]) -> str | None:
+    longrepr = entry.get("longrepr")
+    if isinstance(longrepr, str) and longrepr.strip():
+        lines = [line for line in longrepr.strip().splitlines() if line.strip()]
+        return lines[-1] if lines else None
+    return None
+
+
+def parse_junit_xml(data: bytes, name: str = "report.xml") -> list[TestResult]:
+    """Tests of a JUnit XML report (pytest's ``--junitxml``, and most other runners')."""
+    import xml.etree.ElementTree as ET
+
+    try:
+        root = ET.fromstring(data)
+    except ET.ParseError as exc:
+        raise ReportError(f"{name}: not well-formed XML ({exc})") from None
+    if root.tag not in ("testsuites", "testsuite"):
+        raise ReportError(f"{name}: not a JUnit report (root element <{root.tag}>, expected <testsuites> or <testsuite>)")
+    tests: list[TestResult] = []
+    for case in root.iter("testcase"):
+        classname = case.get("classname") or ""
+        test_name = case.get("name") or "<unnamed>"
+        file = case.get("file")
+        if file:
+            test_id = f"{file}::{test_name}"
+        elif classname:
+            test_id = f"{classname}::{test_name}"
+        else:
+            test_id = test_name
+        outcome: TestOutcome = "passed"
+        message = None
+        for child in case:
+            if child.tag == "failure":
+                outcome, message = "failed", child.get("message") or (child.text or "")
+            elif child.tag == "error":
+                outcome, message = "error", child.get("message") or (child.text or "")
+            elif child.tag == "skipped" and outcome == "passed":
+                outcome = "skipped"
+        try:
+            duration = float(case.get("time") or 0.0)
+        except ValueError:
+            duration = None
+        properties = [
+            str(p.get("value")) for p in case.iter("property") if p.get("name") in ("marker", "markers") and p.get("value")
+        ]
+        tests.append(
+            TestResult(id=test_id, outcome=outcome, duration=duration, markers=properties, message=short_message(message))
+        )
+    return tests
+
+
+def parse_reward(data: bytes, name: str = "reward.txt") -> float:
+    """The reward of a reward file, in [0, 1]: ``reward.txt`` holds a number; ``reward.json`` a
+    number or an object whose ``reward`` (or ``score``) is one."""
+    try:
+        text = data.decode("utf-8").strip()
+    except UnicodeDecodeError:
+        raise ReportError(f"{name}: not UTF-8 text") from None
+    value: Any
+    if name.endswith(".json"):
+        try:
+            value = json.loads(text)
+        except ValueError:
+            raise ReportError(f"{name}: not a JSON document") from None
+        if isinstance(value, dict):
+            key = next((k for k in ("reward", "score") if k in value), None)
+            if key is None:
+                raise ReportError(f"{name}: expected a number or an object with a 'reward' field")
+            value = value[key]
+    else:
+        value = text
+    if isinstance(value, bool):
+        raise ReportError(f"{name}: the reward {value!r} is not a number")
+    try:
+        reward = float(value)
+    except (TypeError, ValueError):
+        shown = text if len(text) <= 40 else text[:37] + "..."
+        raise ReportError(f"{name}: the reward {shown!r} is not a number") from None
+    if math.isnan(reward) or not 0.0 <= reward <= 1.0:
+        raise ReportError(f"{name}: the reward {reward:g} is outside [0, 1]")
+    return reward

@@ -1,0 +1,186 @@
+"""The interface a problem format implements: detect, load, evaluate, apply the reference solution.
+
+A format is declared by a plugin::
+
+    @agentrig.hookimpl
+    def agentrig_problem_formats():
+        return [agentrig.ProblemFormatSpec(name="mybench", loader="mybench_pkg.format:MyBenchFormat")]
+
+``loader`` names a zero-argument factory (usually the class) of a
+:class:`ProblemFormat`. The core calls, in this order:
+
+1. :meth:`ProblemFormat.detect` on directories (cheaply: a few ``stat``
+   calls, no parsing) to find problems of the format, also inside a dataset
+   directory;
+2. :meth:`ProblemFormat.load` to turn a detected directory into the core's
+   :class:`~agentrig.problem.Problem` (a subclass of it may carry the
+   format's own data); this runs again in the worker that runs the problem,
+   so it must depend on the directory only;
+3. per checkpoint, after the agent: :meth:`ProblemFormat.evaluate` with an
+   :class:`EvaluationContext` (the session's runtime, the agent's workspace,
+   where the raw report goes); most formats build a
+   :class:`~agentrig.evaluation.engine.TestCommand` and hand it to
+   :meth:`EvaluationContext.run_tests`, which runs it on a copy of the
+   workspace. A format whose verifier works differently (Harbor: upload
+   ``tests/`` into the container after the agent with
+   ``context.runtime.upload``, run ``tests/test.sh``, read
+   ``/logs/verifier/reward.txt`` with ``context.runtime.read_file``) runs its
+   own commands and builds the record with
+   :func:`~agentrig.evaluation.engine.finish`;
+4. for the ``oracle`` agent: :meth:`ProblemFormat.has_solution` and
+   :meth:`ProblemFormat.apply_solution` (copy files into the workspace, or
+   upload a script and run it in the runtime).
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, ClassVar
+
+from agentrig.evaluation.engine import DEFAULT_TEST_TIMEOUT, ReportSpec, TestCommand, run_test_command
+from agentrig.evaluation.policy import PassPolicy, PolicyError
+from agentrig.evaluation.records import EvaluationRecord, TestResult
+from agentrig.problem import Checkpoint, Problem, ProblemError
+
+if TYPE_CHECKING:
+    from agentrig.runtime.interface import Runtime
+
+__all__ = [
+    "ProblemFormat",
+    "EvaluationContext",
+    "TestCommand",
+    "ReportSpec",
+    "PassPolicy",
+    "TestResult",
+    "EvaluationRecord",
+    "Problem",
+    "Checkpoint",
+    "ProblemError",
+    "SolutionError",
+]
+
+
+class SolutionError(RuntimeError):
+    """A reference solution is missing or could not be applied; one line naming what."""
+
+
+@dataclass
+class EvaluationContext:
+    """What a format's :meth:`ProblemFormat.evaluate` works with.
+
+    ``runtime`` is the session's runtime, where the agent ran (its
+    ``workspace_copy``, ``upload``, ``read_file`` and ``exec`` are the tools);
+    ``workspace`` the agent's workspace directory on the host (read it, never
+    write it: the snapshot is taken after the evaluation); ``report_dir`` the
+    directory beside ``evaluation.json`` for raw reports; ``timeout`` the
+    run's default seconds for a test command (``--test-timeout``); ``policy``
+    the run's pass policy (``--pass-policy``), which wins over the format's;
+    ``env`` variables added to test commands.
+    """
+
+    runtime: Runtime
+    workspace: Path
+    report_dir: Path | None = None
+    timeout: float = DEFAULT_TEST_TIMEOUT
+    policy: PassPolicy | None = None
+    env: Mapping[str, str] = field(default_factory=dict)
+
+    def run_tests(self, test: TestCommand) -> EvaluationRecord:
+        """Run ``test`` on a copy of the workspace and return the structured record (never raises)."""
+        if self.env:
+            test.env = {**self.env, **test.env}
+        return run_test_command(
+            self.runtime, test, report_dir=self.report_dir, default_timeout=self.timeout, policy=self.policy
+        )
+
+
+def parse_policy(text: str | None, where: str) -> PassPolicy | None:
+    """``text`` as a :class:`PassPolicy` (``None`` stays ``None``); a bad one is a :class:`ProblemError` naming ``where``."""
+    if text is None:
+        return None
+    try:
+        return PassPolicy.parse(text)
+    except PolicyError as exc:
+        raise ProblemError(f"{where}: {exc}") from None
+
+
+class ProblemFormat(ABC):
+    """A problem format. Subclasses set ``name`` and implement :meth:`detect` and :meth:`load`.
+
+    The defaults of the other methods serve formats written in the core's
+    model: a checkpoint's ``test`` runs on a copy of the workspace with the
+    problem's ``tests`` directory put into it, its ``report`` (if any) is
+    parsed, and ``pass_policy`` decides; ``solution`` directories are the
+    reference solutions.
+    """
+
+    name: ClassVar[str] = ""
+    """The format's name (``--format NAME``); the spec's name wins when they differ."""
+
+    #: The files whose presence :meth:`detect` looks for, shown when no format recognises a directory.
+    marker_files: ClassVar[tuple[str, ...]] = ()
+
+    @abstractmethod
+    def detect(self, path: Path) -> bool:
+        """Whether the directory ``path`` is a problem of this format. Must be cheap
+        (look for a file or two; parse nothing) and never raise."""
+
+    @abstractmethod
+    def load(self, path: Path) -> Problem:
+        """Read the problem at ``path`` into the core's model (``format`` set to this
+        format's name). Raise :class:`~agentrig.problem.ProblemError` with one line
+        naming the file and the field to fix."""
+
+    # -- evaluation ------------------------------------------------------------------
+
+    def test_command(self, problem: Problem, checkpoint: Checkpoint, context: EvaluationContext) -> TestCommand | None:
+        """What to run to evaluate ``checkpoint`` (``None``: it has no test)."""
+        if checkpoint.test is None:
+            return None
+        tests_dir = problem.path / problem.tests
+        files = [(tests_dir, tests_dir.name)] if tests_dir.is_dir() else []
+        report = ReportSpec.parse(checkpoint.report) if checkpoint.report else None
+        policy = parse_policy(checkpoint.pass_policy or problem.pass_policy, f"{problem.path}: pass_policy")
+        return TestCommand(
+            command=checkpoint.test,
+            files=files,
+            report=report,
+            timeout=checkpoint.timeout,
+            policy=policy,
+            infrastructure_exit_codes=frozenset({126, 127}),
+        )
+
+    def evaluate(self, problem: Problem, checkpoint: Checkpoint, context: EvaluationContext) -> EvaluationRecord:
+        """Evaluate the agent's work on ``checkpoint``; never raises for a failing test
+        or runtime (record it: ``infrastructure_failure`` and ``error``)."""
+        test = self.test_command(problem, checkpoint, context)
+        if test is None:
+            return EvaluationRecord(command=None)
+        return context.run_tests(test)
+
+    def count_tests(self, problem: Problem, checkpoint: Checkpoint) -> int | None:
+        """How many tests evaluate ``checkpoint``, if known without running them (``problems list``)."""
+        return 1 if checkpoint.test is not None else 0
+
+    # -- the reference solution (the oracle agent) --------------------------------------
+
+    def has_solution(self, problem: Problem, checkpoint: Checkpoint) -> bool:
+        """Whether ``checkpoint`` has a reference solution."""
+        return checkpoint.solution is not None and (problem.path / checkpoint.solution).is_dir()
+
+    def apply_solution(self, problem: Problem, checkpoint: Checkpoint, runtime: Runtime, workspace: Path) -> None:
+        """Make the workspace hold the reference solution of ``checkpoint``; raises
+        :class:`SolutionError` when there is none or it cannot be applied.
+
+        The default copies the ``solution`` directory over the workspace
+        (through ``runtime.upload``, so it works in any runtime).
+        """
+        if checkpoint.solution is None:
+            raise SolutionError(f"problem '{problem.name}' checkpoint '{checkpoint.name}' has no reference solution")
+        source = problem.path / checkpoint.solution
+        if not source.is_dir():
+            raise SolutionError(f"{source}: the reference solution of checkpoint '{checkpoint.name}' does not exist")
+        runtime.upload(source, runtime.workdir)
