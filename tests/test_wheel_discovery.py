@@ -30,6 +30,7 @@ def test_agents_from_wheels_with_distribution_and_version(fresh_venv):
         "miniswe": ("agentrig-miniswe", "0.1.0"),
         "react": ("agentrig-react", "0.1.0"),
         "echo": ("thirdparty-echo-agent", "4.2.0"),
+        "oracle": ("agentrig", "0.1.0"),  # the core's own, needs no model
     }
     location = subprocess.run([str(fresh_venv), "-c", "import agentrig_react; print(agentrig_react.__file__)"],
                               capture_output=True, text=True, check=True).stdout

@@ -1,4 +1,5 @@
-"""The core's own plugin: the ``local`` and ``docker`` runtimes, the ``local`` executor and the core's problem formats.
+"""The core's own plugin: the ``local`` and ``docker`` runtimes, the ``local`` executor, the core's
+problem formats and the ``oracle`` agent.
 
 Registered through the ``agentrig`` entry-point group exactly as a third
 party registers ``podman`` or ``k8s``; nothing here imports a runtime or a format.
@@ -7,7 +8,7 @@ party registers ``podman`` or ``k8s``; nothing here imports a runtime or a forma
 from __future__ import annotations
 
 from agentrig.markers import hookimpl
-from agentrig.specs import ExecutorSpec, ProblemFormatSpec, RuntimeSpec
+from agentrig.specs import AgentSpec, ExecutorSpec, ProblemFormatSpec, RuntimeSpec
 
 
 @hookimpl
@@ -48,4 +49,23 @@ def agentrig_problem_formats() -> list[ProblemFormatSpec]:
             description="A directory holding problem.yaml (prompts, test commands, optional solutions).",
             loader="agentrig.formats.native:NativeFormat",
         ),
+        ProblemFormatSpec(
+            name="slopcode",
+            description="SlopCodeBench: config.yaml, checkpoint_N.md specs, pytest suites, solutions/checkpoint_N.",
+            loader="agentrig.formats.slopcode:SlopCodeFormat",
+        ),
+    ]
+
+
+@hookimpl
+def agentrig_agents() -> list[AgentSpec]:
+    """The core's own agent: ``oracle``, which needs no model."""
+    return [
+        AgentSpec(
+            name="oracle",
+            description="Applies the problem's reference solution for each checkpoint (no model).",
+            config="agentrig.oracle:OracleConfig",
+            agent="agentrig.oracle:OracleAgent",
+            needs_model=False,
+        )
     ]

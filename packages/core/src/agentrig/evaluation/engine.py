@@ -60,7 +60,8 @@ class TestCommand:
 
     ``command`` runs with the copy as its working directory (a string through
     ``sh -c``, a list without a shell). ``files`` are ``(host path, relative
-    path)`` pairs put into the copy before anything runs. ``setup`` commands
+    path)`` pairs put into the copy before anything runs, ``generated`` maps
+    relative paths to text written there (a generated ``pytest.ini``). ``setup`` commands
     run first in the copy (a failing one is an infrastructure failure).
     ``report`` names the report to read (none: the exit code decides).
     ``group`` maps a parsed test to its group (default ``Core``). ``policy``
@@ -68,13 +69,15 @@ class TestCommand:
     wins over it). ``in_copy=False`` runs in the workspace itself (for
     formats whose tests must see the agent's environment as it is).
     ``infrastructure_exit_codes`` are exit codes that mean the test runner
-    itself failed.
+    itself failed; ``check_output`` may name one more such failure from the
+    command's full result (e.g. pytest never printed ``collected N items``).
     """
 
     __test__ = False
 
     command: str | list[str]
     files: list[tuple[Path, str]] = field(default_factory=list)
+    generated: dict[str, str] = field(default_factory=dict)
     setup: list[str] = field(default_factory=list)
     report: ReportSpec | None = None
     timeout: float | None = None
@@ -83,6 +86,7 @@ class TestCommand:
     policy: PassPolicy | None = None
     in_copy: bool = True
     infrastructure_exit_codes: frozenset[int] = frozenset()
+    check_output: Callable[[RuntimeResult], str | None] | None = None
 
 
 def tail(text: str, limit: int = OUTPUT_TAIL) -> str:
@@ -171,6 +175,7 @@ def run_test_command(
                     _copy_host(source, copy.host / relative)
                 else:
                     runtime.upload(source, f"{copy.path}/{relative}")
+            _write_generated(runtime, copy, test.generated)
             timeout = test.timeout or default_timeout
             for command in test.setup:
                 done = runtime.exec(command, cwd=copy.path, env=dict(test.env), timeout=timeout)
@@ -210,6 +215,11 @@ def run_test_command(
                         record.infrastructure_failure = True
                         record.error = str(exc)
                         tests, score = [], None
+            if test.check_output is not None and not record.infrastructure_failure and not result.timed_out:
+                problem = test.check_output(result)
+                if problem:
+                    record.infrastructure_failure = True
+                    record.error = problem
             if result.exit_code in test.infrastructure_exit_codes and not record.infrastructure_failure:
                 if not tests or all(t.outcome == "error" for t in tests):
                     record.infrastructure_failure = True
@@ -246,6 +256,24 @@ def _save(path: Path, data: bytes) -> None:
     except BaseException:
         Path(temporary).unlink(missing_ok=True)
         raise
+
+
+def _write_generated(runtime: Runtime, copy: object, generated: Mapping[str, str]) -> None:
+    if not generated:
+        return
+    host = getattr(copy, "host", None)
+    if host is not None:
+        for relative, text in generated.items():
+            (host / relative).parent.mkdir(parents=True, exist_ok=True)
+            (host / relative).write_text(text, encoding="utf-8")
+        return
+    import tempfile
+
+    with tempfile.TemporaryDirectory(prefix="agentrig-generated-") as scratch:
+        for relative, text in generated.items():
+            (Path(scratch) / relative).parent.mkdir(parents=True, exist_ok=True)
+            (Path(scratch) / relative).write_text(text, encoding="utf-8")
+        runtime.upload(Path(scratch), getattr(copy, "path"))
 
 
 def _copy_host(source: Path, destination: Path) -> None:

@@ -33,6 +33,34 @@ MARKER_ENV = "AGENTRIG_RUNTIME_ID"
 #: Host variables a command inherits unless the config says otherwise.
 DEFAULT_INHERIT = ("PATH", "LANG", "LC_ALL", "LC_CTYPE", "TZ", "TERM", "USER", "LOGNAME", "SHELL", "TMPDIR")
 
+#: Host variables that TLS clients and tool managers need, passed through when set on the host
+#: (besides ``inherit_env``): certificate bundles (``uv``, ``pip``, ``requests``, ``curl``, node),
+#: and where rustup, cargo, uv, pyenv, nvm and Go keep their toolchains and caches. None of them
+#: holds a secret; variables that may embed credentials (index URLs, tokens) are not here.
+TOOL_ENV = (
+    "SSL_CERT_FILE", "SSL_CERT_DIR", "REQUESTS_CA_BUNDLE", "CURL_CA_BUNDLE", "NODE_EXTRA_CA_CERTS", "PIP_CERT",
+    "RUSTUP_HOME", "RUSTUP_TOOLCHAIN", "CARGO_HOME", "UV_CACHE_DIR", "UV_PYTHON_INSTALL_DIR", "UV_TOOL_DIR",
+    "PYENV_ROOT", "PYENV_VERSION", "NVM_DIR", "GOPATH", "GOMODCACHE", "GOCACHE", "JAVA_HOME", "PIP_FIND_LINKS",
+)
+
+#: Tool managers that find their installation under ``~`` when their variable is unset:
+#: with the session's isolated ``HOME`` they would not, so the host's directory is named.
+_HOME_TOOLS = (("RUSTUP_HOME", ".rustup"), ("CARGO_HOME", ".cargo"))
+
+
+def tool_environment(environ: Mapping[str, str] | None = None) -> dict[str, str]:
+    """The :data:`TOOL_ENV` variables set in ``environ`` (default: the host's), plus
+    ``RUSTUP_HOME`` / ``CARGO_HOME`` pointing at ``~/.rustup`` / ``~/.cargo`` when
+    unset but present, so ``cargo`` (a rustup proxy) works under an isolated ``HOME``."""
+    environ = os.environ if environ is None else environ
+    found = {name: environ[name] for name in TOOL_ENV if environ.get(name)}
+    home = environ.get("HOME")
+    if home:
+        for name, directory in _HOME_TOOLS:
+            if name not in found and Path(home, directory).is_dir():
+                found[name] = str(Path(home, directory))
+    return found
+
 
 class LocalRuntimeConfig(BaseModel):
     """Options of the ``local`` runtime."""
@@ -44,6 +72,10 @@ class LocalRuntimeConfig(BaseModel):
         description="Host environment variables passed through to commands (others are not).",
     )
     max_output: int = Field(default=DEFAULT_MAX_OUTPUT, gt=0, description="Characters of each stream kept in a result.")
+    pass_tool_env: bool = Field(
+        default=True,
+        description="Pass the host's certificate-bundle and tool-manager variables (SSL_CERT_FILE, RUSTUP_HOME, ...) when set.",
+    )
 
 
 class LocalProcess(SupervisedProcess):
@@ -176,7 +208,8 @@ class LocalRuntime(Runtime):
         self.config = parse_options(LocalRuntimeConfig, config, self.name)
         self.workspace = workspace.resolve()
         self._home = Path(home).resolve() if home is not None else None
-        base = {name: os.environ[name] for name in self.config.inherit_env if name in os.environ}
+        base = tool_environment() if self.config.pass_tool_env else {}
+        base.update({name: os.environ[name] for name in self.config.inherit_env if name in os.environ})
         if self._home is not None:
             base["HOME"] = str(self._home)
         base.setdefault("PATH", os.defpath)
