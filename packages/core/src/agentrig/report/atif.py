@@ -219,7 +219,7 @@ def to_atif(run: LoadedRun, detail: CheckpointDetail) -> AtifTrajectory:
         agent=AtifAgent(
             name=run.agent,
             version=(agent_record.version if agent_record and agent_record.version else versions.get("agentrig", "unknown")),
-            model_name=record.identity.model.name if record else None,
+            model_name=record.identity.model.name if record and record.identity.model else None,
             extra={"distribution": agent_record.distribution, "config": agent_record.config} if agent_record else None,
         ),
         steps=steps,

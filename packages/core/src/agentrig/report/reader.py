@@ -91,8 +91,10 @@ class LoadedRun:
 
     @property
     def model(self) -> str:
-        """The model as ``--model`` named it, or ``?``."""
-        return self.record.identity.model.id if self.record is not None else "?"
+        """The model as ``--model`` named it, ``none`` for an agent that needs none, or ``?``."""
+        if self.record is None:
+            return "?"
+        return self.record.identity.model.id if self.record.identity.model is not None else "none"
 
     def entries(self) -> list[CheckpointEntry]:
         """Every checkpoint, problem by problem, in order."""
