@@ -233,3 +233,15 @@ def test_model_settings_are_checked_before_the_run_directory_exists(
     assert line.startswith(f"agentrig: error: {message}")
     assert line.count(f"model {model}:") == 1
     assert not out.exists()
+
+
+def test_model_is_required_by_agents_that_use_one(problem: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    status, err = run_cli(capsys, str(problem), "--agent", "react")
+    assert status == 2
+    assert "--model is required by agent 'react'" in one_error_line(err)
+
+
+def test_a_bad_pass_policy(problem: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    status, err = run_cli(capsys, str(problem), "--agent", "oracle", "--pass-policy", "most")
+    assert status == 2
+    assert "--pass-policy: pass policy 'most': expected 'all', 'core' or 'score>=X'" in one_error_line(err)

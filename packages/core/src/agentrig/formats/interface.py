@@ -25,8 +25,7 @@ A format is declared by a plugin::
    ``tests/`` into the container after the agent with
    ``context.runtime.upload``, run ``tests/test.sh``, read
    ``/logs/verifier/reward.txt`` with ``context.runtime.read_file``) runs its
-   own commands and builds the record with
-   :func:`~agentrig.evaluation.engine.finish`;
+   own commands and builds the record with :meth:`EvaluationContext.finish`;
 4. for the ``oracle`` agent: :meth:`ProblemFormat.has_solution` and
    :meth:`ProblemFormat.apply_solution` (copy files into the workspace, or
    upload a script and run it in the runtime).
@@ -40,8 +39,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
 
-from agentrig.evaluation.engine import DEFAULT_TEST_TIMEOUT, ReportSpec, TestCommand, run_test_command
-from agentrig.evaluation.policy import PassPolicy, PolicyError
+from collections.abc import Iterable
+
+from agentrig.evaluation.engine import DEFAULT_TEST_TIMEOUT, ReportSpec, TestCommand, finish, run_test_command
+from agentrig.evaluation.policy import ALL, PassPolicy, PolicyError
 from agentrig.evaluation.records import EvaluationRecord, TestResult
 from agentrig.problem import Checkpoint, Problem, ProblemError
 
@@ -95,6 +96,17 @@ class EvaluationContext:
         return run_test_command(
             self.runtime, test, report_dir=self.report_dir, default_timeout=self.timeout, policy=self.policy
         )
+
+    def finish(
+        self,
+        record: EvaluationRecord,
+        tests: Iterable[TestResult] = (),
+        score: float | None = None,
+        policy: PassPolicy | None = None,
+    ) -> EvaluationRecord:
+        """Fill in counts, groups, score and ``passed`` of a record a format built itself
+        (a verifier run its own way, a reward read back); the run's policy wins over ``policy``."""
+        return finish(record, list(tests), score, self.policy or policy or ALL)
 
 
 def parse_policy(text: str | None, where: str) -> PassPolicy | None:
