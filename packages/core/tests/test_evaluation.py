@@ -120,11 +120,11 @@ def runtime(tmp_path: Path):  # type: ignore[no-untyped-def]
 def test_tests_run_on_a_copy_with_their_files_and_a_saved_report(runtime: LocalRuntime, tmp_path: Path) -> None:
     suite = tmp_path / "suite"
     suite.mkdir()
-    (suite / "check.sh").write_text(
-        "echo scribble >> code.txt\n"
-        "printf '<testsuite><testcase classname=c name=one/><testcase classname=c name=two>"
-        "<failure message=nope/></testcase></testsuite>' > out.xml\n"
+    (suite / "report.xml").write_text(
+        '<testsuite><testcase classname="c" name="one"/>'
+        '<testcase classname="c" name="two"><failure message="nope"/></testcase></testsuite>'
     )
+    (suite / "check.sh").write_text("echo scribble >> code.txt\ncp tests/report.xml out.xml\ncat conf/settings.ini\n")
     record = run_test_command(
         runtime,
         TestCommand(command="sh tests/check.sh", files=[(suite, "tests")], report=ReportSpec.parse("junit:out.xml"),
