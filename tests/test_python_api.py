@@ -127,3 +127,30 @@ def test_list_tools_follows_the_config() -> None:
     bash = next(t for t in agentrig.list_tools("react", description_overrides={"bash": "Run it."}) if t.name == "bash")
     assert bash.description == "Run it." and bash.parameters["properties"]["command"]
     assert agentrig.list_tools("claude_code") == []
+
+
+def test_the_documented_step_agent_runs_through_run_task(
+    tmp_path: Path, plugin_registry: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    doc = DOC.with_name("agents.md").read_text()
+    (code,) = re.findall(r"```python\n(.*?)```", doc, flags=re.S)
+    source = tmp_path / "src"
+    source.mkdir()
+    (source / "agentrig_doc_echo.py").write_text(code)
+    monkeypatch.syspath_prepend(str(source))
+    work = tmp_path / "work"
+    work.mkdir()
+
+    class Plugin:
+        @agentrig.hookimpl
+        def agentrig_agents(self) -> list[Any]:
+            return [agentrig.AgentSpec(name="echo", description="the docs' example",
+                                       config="agentrig_doc_echo:EchoConfig",
+                                       agent="agentrig.step_agent:StepAgentAdapter")]
+
+    agentrig.plugins.register(Plugin(), name="doc-echo")
+    result = agentrig.run_task("Note this down.", agent="echo", workspace=work)
+    assert result.success and result.stop_reason == "submitted" and result.answer == "noted"
+    assert (work / "TASK.md").read_text() == "Note this down."
+    assert result.tools_used == ["write_file", "stop"] and result.steps == 2
+    assert [t.name for t in agentrig.list_tools("echo")] == ["bash", "read_file", "write_file", "stop"]

@@ -202,3 +202,15 @@ def test_runner_time_limit_through_agentrig_run(tmp_path: Path, fake_openai_serv
     assert isinstance(steps[-1], ErrorStep) and steps[-1].error_type == "time_limit"
     # the sleep, when it started before the limit (a loaded machine may take longer to get there), was ended
     assert all(s.exit_code != 0 for s in steps if s.kind == "tool_use")
+
+
+def test_thinking_on_a_model_that_does_not_think_warns(tmp_path: Path, fake_openai_server: Any) -> None:
+    fake_openai_server.add_reply("hi")
+    env = testkit.cli_env(tmp_path, fake_openai_server.base_url)
+    proc = agentrig(tmp_path, env, "run", str(one_checkpoint(tmp_path / "p")), "--agent", "react", "-c",
+                    "on_no_tool_calls=stop", "--model", "openai/gpt-4.1-mini", "--thinking", "high",
+                    "--output", str(tmp_path / "run"))
+    assert proc.returncode == 0, proc.stderr
+    assert "agentrig: warning: --thinking high: the catalog says openai/gpt-4.1-mini does not think" in proc.stderr
+    (request,) = fake_openai_server.model_requests
+    assert "reasoning_effort" not in request.body

@@ -279,6 +279,10 @@ def run_command(args: argparse.Namespace) -> int:
     model = _resolve_model(args.model, args.models_dir, config.type, spec.needs_model)
     config = _with_model_settings(config, model)
     settings = _run_settings(args)
+    if settings.thinking not in (None, "none") and not model.supports_thinking:
+        from agentrig.cli.output import warning_line
+
+        warning_line(f"--thinking {settings.thinking}: the catalog says {model.id} does not think; no reasoning options are sent")
     _preflight(config, args, settings)
     identity = RunIdentity(
         agent=AgentRecord(
