@@ -101,6 +101,17 @@ def test_missing_prompt_file(problem: Path, capsys: pytest.CaptureFixture[str]) 
     assert "checkpoints[0].prompt: file 'checkpoint_1.md' does not exist" in one_error_line(err)
 
 
+def test_prompt_file_that_is_not_utf8(problem: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (problem / "checkpoint_1.md").write_bytes(b"Say hi en fran\xe7ais.\n")  # Latin-1
+    status, err = run_cli(capsys, str(problem), "--agent", "react", "--model", "openai/x", "--output", str(tmp_path / "run"))
+    assert status == 2
+    assert one_error_line(err) == (
+        f"agentrig: error: {problem.resolve() / 'checkpoint_1.md'}: the prompt of checkpoint 'checkpoint_1'"
+        " is not UTF-8 text (byte 14: b'\\xe7'); save it as UTF-8"
+    )
+    assert not (tmp_path / "run").exists()
+
+
 @pytest.mark.parametrize(
     ("text", "message"),
     [

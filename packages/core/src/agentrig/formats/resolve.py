@@ -186,13 +186,26 @@ def load_problem(path: str | Path, format: str | None = None, registry: PluginRe
     """Load the one problem at ``path`` (detecting its format unless ``format`` names it)."""
     root = Path(path)
     if root.is_file() and root.name in ("problem.yaml", "problem.yml"):
-        return get_format(format or "agentrig", registry).load(root)
+        return _check_prompts(get_format(format or "agentrig", registry).load(root))
     if not root.is_dir():
         raise _not_found(root)
     if format is not None:
-        return get_format(format, registry).load(root)
+        return _check_prompts(get_format(format, registry).load(root))
     fmt = detect_format(root, registry)
     if fmt is None:
         formats = _formats(registry, None)
         raise ProblemError(f"'{root}': not a problem of any installed format (tried: {_tried(formats)})")
-    return fmt.load(root)
+    return _check_prompts(fmt.load(root))
+
+
+def _check_prompts(problem: Problem) -> Problem:
+    """Every checkpoint's prompt reads as text now, not when its checkpoint starts mid-run."""
+    for checkpoint in problem.checkpoints:
+        try:
+            problem.prompt_text(checkpoint)
+        except UnicodeDecodeError as exc:
+            raise ProblemError(
+                f"{problem.path / checkpoint.prompt}: the prompt of checkpoint '{checkpoint.name}' is not UTF-8 text"
+                f" (byte {exc.start}: {exc.object[exc.start:exc.start + 1]!r}); save it as UTF-8"
+            ) from None
+    return problem
