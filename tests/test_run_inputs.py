@@ -256,3 +256,48 @@ def test_a_bad_pass_policy(problem: Path, capsys: pytest.CaptureFixture[str]) ->
     status, err = run_cli(capsys, str(problem), "--agent", "oracle", "--pass-policy", "most")
     assert status == 2
     assert "--pass-policy: pass policy 'most': expected 'all', 'core' or 'score>=X'" in one_error_line(err)
+
+
+GREETER_REPLAY = Path(__file__).resolve().parents[1] / "examples" / "greeter" / "replay.jsonl"
+
+
+@pytest.mark.parametrize("state", ["locked", "run.json written", "results written"])
+@pytest.mark.parametrize("resume", [False, True], ids=["new", "resume"])
+def test_the_loser_of_two_concurrent_starts_always_hears_the_directory_is_in_use(
+    problem: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], state: str, resume: bool
+) -> None:
+    import os
+
+    out = RunDirectory(tmp_path / "run")
+    fd = out.lock()  # the winner, at each moment of its start
+    try:
+        if state != "locked":
+            out.write_run(RunRecord(run_id="abc", identity=_identity()))
+        if state == "results written":
+            (out.root / "results.jsonl").write_text("")
+        args = [str(problem), "--agent", "react", "--model", f"replay/{GREETER_REPLAY}", "--output", str(out.root)]
+        status, err = run_cli(capsys, *args, *(["--resume"] if resume else []))
+    finally:
+        os.close(fd)
+    assert status == 2
+    assert one_error_line(err) == (
+        f"agentrig: error: {out.root} is in use by another agentrig run; wait for it or choose another --output"
+    )
+
+
+def test_resume_where_there_is_no_run_gives_advice_that_works(problem: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "run"
+    out.mkdir()
+    (out / "notes.txt").write_text("mine")
+    args = [str(problem), "--agent", "react", "--model", f"replay/{GREETER_REPLAY}", "--output", str(out)]
+    status, err = run_cli(capsys, *args, "--resume")
+    assert status == 2
+    line = one_error_line(err)
+    assert "holds no run (run.json missing) and is not empty; choose another --output" in line
+    assert "drop --resume" not in line
+    assert sorted(p.name for p in out.iterdir()) == ["notes.txt"]  # nothing left behind
+
+    empty = tmp_path / "empty"
+    status, err = run_cli(capsys, *args[:-1], str(empty), "--resume")
+    assert status == 2 and "drop --resume to start a new run there" in one_error_line(err)
+    assert not empty.exists()

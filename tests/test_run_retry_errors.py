@@ -92,3 +92,19 @@ def test_retry_errors_needs_resume(tmp_path: Path) -> None:
     assert main(["run", str(GREETER), "--agent", "react", "--model", f"replay/{GREETER / 'replay.jsonl'}",
                  "--output", str(tmp_path / "run"), "--retry-errors"]) == 2
     assert not (tmp_path / "run").exists()
+
+
+def test_replaying_a_checkpoint_that_ended_in_a_model_error_is_no_match(tmp_path: Path, fake_openai_server) -> None:  # type: ignore[no-untyped-def]
+    reply = _greeter_replies()
+
+    def handler(request):  # type: ignore[no-untyped-def]
+        return Fault(status=503) if "command line" in str(request.body["messages"]) else reply(request)
+
+    fake_openai_server.respond_with(handler)
+    out = tmp_path / "run"
+    assert _agentrig(fake_openai_server, out).returncode == 1
+    replay = subprocess.run([str(Path(sys.executable).with_name("agentrig")), "replay", str(out / "greeter" / "command_line")],
+                            capture_output=True, text=True, timeout=120)
+    assert replay.returncode == 1, replay.stderr
+    assert "matches" not in replay.stdout
+    assert "the recorded checkpoint ended in an error (model_error), so there is no verdict to compare with" in replay.stdout

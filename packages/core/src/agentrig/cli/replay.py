@@ -13,12 +13,19 @@ def add_parser(subparsers: Any) -> None:
     """Add the ``replay`` command."""
     parser = subparsers.add_parser(
         "replay",
-        help="re-run a recorded checkpoint with its recorded model replies",
-        description="Re-run one checkpoint of a run in a fresh workspace with the recorded model replies, "
-        "and report whether the test verdict matches the recorded one (exit 0: it matches).",
+        help="re-run recorded checkpoints with their recorded model replies",
+        description="Re-run a checkpoint of a run (or every finished checkpoint of a problem or of the run) in a "
+        "fresh workspace with the recorded model replies, and report whether each test verdict matches the "
+        "recorded one (exit 0: all match).",
     )
-    parser.add_argument("checkpoint", type=Path, metavar="RUN_DIR/PROBLEM/CHECKPOINT", help="a checkpoint directory of a run")
-    parser.add_argument("--output", "-o", type=Path, help="keep the replay's trajectory and verdict in this directory")
+    parser.add_argument(
+        "checkpoint", type=Path, metavar="RUN_DIR[/PROBLEM[/CHECKPOINT]]",
+        help="a checkpoint directory of a run, a problem's directory, or the run directory",
+    )
+    parser.add_argument(
+        "--output", "-o", type=Path,
+        help="keep the replay's trajectory and verdict in this directory (under PROBLEM/CHECKPOINT when replaying several)",
+    )
     parser.set_defaults(handler=replay_command)
 
 
@@ -30,19 +37,42 @@ def replay_command(args: argparse.Namespace) -> int:
     """Replay, print the verdicts; 0 when they match, 1 when they differ."""
     from agentrig.errors import PluginError, UnknownAgentError
     from agentrig.run.problems import ProblemError
-    from agentrig.run.replay import ReplayError, replay_checkpoint
+    from agentrig.run.replay import ReplayError, replay_checkpoint, replay_targets
 
     try:
-        outcome = replay_checkpoint(args.checkpoint, keep=args.output)
-    except (ReplayError, ProblemError) as exc:
+        targets = replay_targets(args.checkpoint)
+    except ReplayError as exc:
         raise CLIError(str(exc), status=2) from None
-    except (UnknownAgentError, PluginError) as exc:
-        raise CLIError(f"{args.checkpoint}: {exc}") from None
-    except KeyboardInterrupt:
-        raise
+    matched = 0
+    for target in targets:
+        keep = args.output
+        if keep is not None and len(targets) > 1:
+            keep = keep / target.parent.name / target.name
+        try:
+            outcome = replay_checkpoint(target, keep=keep)
+        except (ReplayError, ProblemError) as exc:
+            raise CLIError(str(exc), status=2) from None
+        except (UnknownAgentError, PluginError) as exc:
+            raise CLIError(f"{target}: {exc}") from None
+        _report(outcome)
+        matched += outcome.matches
+    if len(targets) > 1:
+        print(f"{len(targets)} checkpoints replayed: {matched} match, {len(targets) - matched} differ")
+    return 0 if matched == len(targets) else 1
+
+
+def _report(outcome: Any) -> None:
     where = f"{outcome.problem}/{outcome.checkpoint}"
+    replay = f"replay {_verdict(outcome.passed)}"
+    if outcome.had_error:
+        replay = f"replay ended in an error ({outcome.stop_reason or 'error'})"
+    if outcome.recorded_had_error:
+        print(
+            f"{where}: {replay}; the recorded checkpoint ended in an error"
+            f" ({outcome.recorded_stop_reason or 'error'}), so there is no verdict to compare with"
+        )
+        return
     same = "matches" if outcome.matches else "DIFFERS from"
-    print(f"{where}: replay {_verdict(outcome.passed)}, {same} the recorded result ({_verdict(outcome.recorded_passed)})")
+    print(f"{where}: {replay}, {same} the recorded result ({_verdict(outcome.recorded_passed)})")
     if not outcome.matches and outcome.evaluation.output_tail:
         print(outcome.evaluation.output_tail.rstrip())
-    return 0 if outcome.matches else 1

@@ -41,11 +41,48 @@ class ReplayOutcome(BaseModel):
     evaluation: EvaluationRecord
     stop_reason: str | None = None
     had_error: bool = False
+    recorded_had_error: bool = False
+    recorded_stop_reason: str | None = None
 
     @property
     def matches(self) -> bool:
-        """Whether the replay's verdict equals the recorded one."""
-        return self.passed == self.recorded_passed
+        """Whether the replay's verdict equals the recorded one; never when either ended in an error
+        (a test run on a checkpoint cut short by an error is no verdict to compare)."""
+        return not self.had_error and not self.recorded_had_error and self.passed == self.recorded_passed
+
+
+def replay_targets(path: Path) -> list[Path]:
+    """The checkpoint directories ``path`` names: a run's (``RUN_DIR``), a problem's
+    (``RUN_DIR/PROBLEM``) finished checkpoints in order, or ``RUN_DIR/PROBLEM/CHECKPOINT`` itself."""
+    path = Path(path)
+    if not path.is_dir():
+        raise ReplayError(f"{path}: no such directory (expected RUN_DIR, RUN_DIR/PROBLEM or RUN_DIR/PROBLEM/CHECKPOINT)")
+    if (path / "run.json").is_file():
+        run_dir, problems = RunDirectory(path), None
+    elif (path.parent / "run.json").is_file():
+        run_dir, problems = RunDirectory(path.parent), {path.name}
+    elif (path.parent.parent / "run.json").is_file():
+        return [path]
+    else:
+        raise ReplayError(
+            f"{path} is not a run directory, nor a problem or checkpoint in one (no run.json in it or the two"
+            " directories above): give RUN_DIR, RUN_DIR/PROBLEM or RUN_DIR/PROBLEM/CHECKPOINT"
+        )
+    try:
+        record = run_dir.read_run()
+    except RunDirectoryError as exc:
+        raise ReplayError(str(exc)) from None
+    if problems is not None and path.name not in record.problems:
+        raise ReplayError(f"{run_dir.run_file}: the run has no problem '{path.name}'")
+    lines = [
+        line for line in run_dir.results()
+        if (problems is None or line.problem in problems) and line.status != "skipped"
+    ]
+    order = list(record.problems)
+    lines.sort(key=lambda line: (order.index(line.problem) if line.problem in order else len(order), line.index))
+    if not lines:
+        raise ReplayError(f"{path}: no finished checkpoint to replay")
+    return [run_dir.checkpoint(line.problem, line.checkpoint).root for line in lines]
 
 
 def _recorded_policy(recorded: EvaluationRecord) -> Any:
@@ -74,7 +111,10 @@ def replay_checkpoint(checkpoint_dir: Path, *, keep: Path | None = None) -> Repl
     try:
         record = run_dir.read_run()
     except RunDirectoryError as exc:
-        raise ReplayError(f"{checkpoint_dir} is not inside a run directory: {exc}") from None
+        raise ReplayError(
+            f"{checkpoint_dir} is not a checkpoint of a run ({exc}): give RUN_DIR/PROBLEM/CHECKPOINT,"
+            " or RUN_DIR/PROBLEM or RUN_DIR to replay every checkpoint of a problem or run"
+        ) from None
     problem_name, checkpoint_name = checkpoint_dir.parent.name, checkpoint_dir.name
     problem_record = record.problems.get(problem_name)
     if problem_record is None:
@@ -145,6 +185,7 @@ def replay_checkpoint(checkpoint_dir: Path, *, keep: Path | None = None) -> Repl
                 write_model_atomic(out / "evaluation.json", evaluation)
         finally:
             session.close()
+    line = next((x for x in run_dir.results(problem_name) if x.checkpoint == checkpoint_name), None)
     return ReplayOutcome(
         problem=problem_name,
         checkpoint=checkpoint_name,
@@ -152,5 +193,7 @@ def replay_checkpoint(checkpoint_dir: Path, *, keep: Path | None = None) -> Repl
         recorded_passed=recorded.passed,
         evaluation=evaluation,
         stop_reason=result.stop_reason,
-        had_error=result.had_error,
+        had_error=result.had_error or evaluation.error is not None,
+        recorded_had_error=line is not None and (line.had_error or line.status == "error"),
+        recorded_stop_reason=line.stop_reason if line is not None else None,
     )
