@@ -136,7 +136,8 @@ def test_tests_run_on_a_copy_with_their_files_and_a_saved_report(runtime: LocalR
     assert (tmp_path / "reports" / "out.xml").read_text().startswith("<testsuite>")
     assert (runtime.workspace / "code.txt").read_text() == "agent's work\n"
     assert sorted(p.name for p in runtime.workspace.iterdir()) == ["code.txt"]
-    assert sorted(p.name for p in runtime.workspace.parent.iterdir()) == ["workspace"]  # the copy is gone
+    runtime.cleanup()  # waits for the copy's removal, which runs off the evaluation's path
+    assert sorted(p.name for p in runtime.workspace.parent.iterdir()) == ["workspace"]
 
 
 @pytest.mark.parametrize(

@@ -43,8 +43,10 @@ def read_yaml(file: Path) -> Any:
     """The YAML document in ``file``; a :class:`ProblemError` naming the line when it is not valid."""
     import yaml
 
+    # libyaml's loader when PyYAML has it: a dataset's files are parsed ~10x faster
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
     try:
-        return yaml.safe_load(file.read_text(encoding="utf-8"))
+        return yaml.load(file.read_text(encoding="utf-8"), Loader=loader)  # noqa: S506 - a safe loader
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         at = f" at line {mark.line + 1}, column {mark.column + 1}" if mark is not None else ""

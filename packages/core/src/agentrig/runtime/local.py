@@ -220,6 +220,7 @@ class LocalRuntime(Runtime):
         self._env[MARKER_ENV] = self._marker
         self._processes = ProcessSet()
         self._closed = False
+        self._removals: list[threading.Thread] = []
 
     @property
     def workdir(self) -> str:
@@ -320,7 +321,13 @@ class LocalRuntime(Runtime):
         try:
             yield WorkspaceCopy(path=str(copy), host=copy)
         finally:
-            shutil.rmtree(scratch, ignore_errors=True)
+            # removed off the evaluation's path (unlinks are slow on some file systems); cleanup() waits
+            self._removals = [t for t in self._removals if t.is_alive()]
+            remover = threading.Thread(
+                target=shutil.rmtree, args=(scratch,), kwargs={"ignore_errors": True}, name="agentrig-copy-removal"
+            )
+            remover.start()
+            self._removals.append(remover)
 
     def upload(self, source: Path, target: str) -> None:
         """Copy ``source`` (file or directory) to the host path ``target``."""
@@ -344,6 +351,9 @@ class LocalRuntime(Runtime):
         kill_marked(MARKER_ENV, self._marker)
 
     def cleanup(self) -> None:
-        """Kill everything this runtime started; idempotent."""
+        """Kill everything this runtime started and wait for workspace copies to be removed; idempotent."""
         self.kill()
+        for remover in self._removals:
+            remover.join()
+        self._removals = []
         self._closed = True
