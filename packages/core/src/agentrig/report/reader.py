@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from agentrig.agent import CheckpointInferenceResult
-from agentrig.report.tolerant import RecordError, load_record, prune, read_record
+from agentrig.report.tolerant import RecordError, load_record_json, prune, read_record
 from agentrig.run.atomic import read_jsonl_lines
 from agentrig.run.layout import LOCK_FILE, RESULTS_FILE, RUN_FILE, CheckpointPaths, RunDirectory
 from agentrig.run.records import CheckpointResultLine, DiffRecord, EvaluationRecord, RunRecord
@@ -41,6 +41,8 @@ class CheckpointEntry:
     state: CheckpointState
     result: CheckpointResultLine | None
     paths: CheckpointPaths
+    cache: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
+    """What readers derived from this entry (its summary row), computed once."""
 
     @property
     def key(self) -> str:
@@ -156,8 +158,8 @@ def read_results(directory: RunDirectory, notices: list[str]) -> dict[tuple[str,
     bad = 0
     for number, text in enumerate(read_jsonl_lines(directory.results_file), 1):
         try:
-            line = load_record(CheckpointResultLine, json.loads(text), f"{RESULTS_FILE} line {number}", dropped)
-        except (ValueError, RecordError) as exc:
+            line = load_record_json(CheckpointResultLine, text, f"{RESULTS_FILE} line {number}", dropped)
+        except RecordError as exc:
             bad += 1
             if bad == 1:
                 notices.append(f"{exc}; such lines are left out")

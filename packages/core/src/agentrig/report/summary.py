@@ -96,7 +96,14 @@ class CheckpointRow(BaseModel):
 
     @classmethod
     def of(cls, entry: CheckpointEntry) -> CheckpointRow:
-        """The row of one checkpoint."""
+        """The row of one checkpoint (computed once per entry read)."""
+        row = entry.cache.get("row")
+        if row is None:
+            row = entry.cache["row"] = cls._of(entry)
+        return row
+
+    @classmethod
+    def _of(cls, entry: CheckpointEntry) -> CheckpointRow:
         line = entry.result
         if line is None:
             return cls(problem=entry.problem, checkpoint=entry.checkpoint, index=entry.index, status=entry.state)

@@ -39,17 +39,29 @@ def _models_in(annotation: Any) -> list[tuple[str, type[BaseModel]]]:
     return []
 
 
+_NESTED: dict[type[BaseModel], dict[str, list[tuple[str, type[BaseModel]]]]] = {}
+
+
+def _nested(model: type[BaseModel]) -> dict[str, list[tuple[str, type[BaseModel]]]]:
+    """Per field of ``model``, the record models it holds (computed once per model)."""
+    found = _NESTED.get(model)
+    if found is None:
+        found = _NESTED[model] = {name: _models_in(f.annotation) for name, f in model.model_fields.items()}
+    return found
+
+
 def prune(model: type[BaseModel], data: Any, dropped: list[str], where: str = "") -> Any:
     """``data`` without the keys ``model`` (and the models nested in it) does not know."""
     if not isinstance(data, dict):
         return data
+    fields = _nested(model)
     out: dict[str, Any] = {}
     for key, value in data.items():
-        field = model.model_fields.get(key)
-        if field is None:
+        inners = fields.get(key)
+        if inners is None:
             dropped.append(f"{where}{key}")
             continue
-        for shape, inner in _models_in(field.annotation):
+        for shape, inner in inners:
             if shape == "one" and isinstance(value, dict):
                 value = prune(inner, value, dropped, f"{where}{key}.")
             elif shape == "list" and isinstance(value, list):
@@ -78,12 +90,26 @@ def load_record(model: type[M], data: Any, source: str, dropped: list[str] | Non
         raise RecordError(f"{source}: {describe(exc)}") from None
 
 
+def load_record_json(model: type[M], text: str | bytes, source: str, dropped: list[str] | None = None) -> M:
+    """``model`` from JSON text: validated directly when it is this version's record (the common,
+    fast case), else decoded and loaded tolerantly as :func:`load_record` does."""
+    try:
+        return model.model_validate_json(text)
+    except ValidationError:
+        pass
+    try:
+        data = json.loads(text)
+    except ValueError as exc:
+        raise RecordError(f"{source}: not valid JSON ({exc})") from None
+    return load_record(model, data, source, dropped)
+
+
 def read_record(model: type[M], path: Path, dropped: list[str] | None = None) -> M:
     """``model`` from the JSON file ``path``; :class:`RecordError` (naming the file) when unreadable."""
     try:
-        data = json.loads(path.read_bytes())
+        text = path.read_bytes()
     except FileNotFoundError:
         raise RecordError(f"{path}: not found") from None
-    except (OSError, ValueError) as exc:
-        raise RecordError(f"{path}: not valid JSON ({exc})") from None
-    return load_record(model, data, str(path), dropped)
+    except OSError as exc:
+        raise RecordError(f"{path}: {exc.strerror or exc}") from None
+    return load_record_json(model, text, str(path), dropped)

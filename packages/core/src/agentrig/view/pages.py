@@ -301,7 +301,7 @@ def checkpoint_page_context(run_index: int, run: LoadedRun, detail: CheckpointDe
     inference = detail.inference
     return {
         "run_index": run_index,
-        "run": run_card(run_index, run),
+        "run": {"run_id": run.name, "agent": run.agent, "model": run.model},
         "entry": entry,
         "row": row,
         "metrics": _metrics(row),

@@ -11,6 +11,7 @@ from typing import Any
 from urllib.parse import unquote
 
 from agentrig.report.reader import LoadedRun, NotARunError, load_checkpoint, open_run
+from agentrig.run.layout import RESULTS_FILE, RUN_FILE
 from agentrig.view import pages
 from agentrig.view.paths import ASSETS, INDEX, checkpoint_page, root_prefix
 
@@ -26,6 +27,18 @@ class Response:
     status: int = 200
 
 
+def _signature(root: Path) -> tuple[int, ...]:
+    """What changes when a run directory's records change: size and mtime of run.json and results.jsonl."""
+    out: list[int] = []
+    for name in (RUN_FILE, RESULTS_FILE):
+        try:
+            info = (root / name).stat()
+            out += [info.st_size, info.st_mtime_ns, info.st_ino]
+        except OSError:
+            out += [-1, -1, -1]
+    return tuple(out)
+
+
 class Report:
     """The report of ``runs`` (run directories, in the order given); every page rendered on request.
 
@@ -38,6 +51,7 @@ class Report:
         self.run_dirs = [Path(p) for p in run_dirs]
         self.cache_runs = cache_runs
         self._runs: list[LoadedRun] | None = None
+        self._read: dict[Path, tuple[tuple[int, ...], LoadedRun]] = {}
         self._runs = [open_run(p) for p in self.run_dirs]  # fails early on a directory that is not a run
         if not cache_runs:
             self._runs = None
@@ -51,10 +65,23 @@ class Report:
         )
 
     def runs(self) -> list[LoadedRun]:
-        """The runs as on disk now (or as read once, with ``cache_runs``)."""
+        """The runs as on disk now (or as read once, with ``cache_runs``).
+
+        A finished run whose ``run.json`` and ``results.jsonl`` are unchanged is
+        not read again; a run in progress is read for every page.
+        """
         if self._runs is not None:
             return self._runs
-        runs = [open_run(p) for p in self.run_dirs]
+        runs = []
+        for path in self.run_dirs:
+            key = _signature(path)
+            cached = self._read.get(path)
+            if cached is not None and cached[0] == key and not cached[1].live:
+                runs.append(cached[1])
+                continue
+            run = open_run(path)
+            self._read[path] = (key, run)
+            runs.append(run)
         if self.cache_runs:
             self._runs = runs
         return runs
