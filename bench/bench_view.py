@@ -45,9 +45,13 @@ def first_screen(page, url: str) -> tuple[float, float]:  # type: ignore[no-unty
     """(first contentful paint, load event) in seconds after navigation start."""
     page.goto(url, wait_until="load")
     return page.evaluate(
-        """() => { const p = performance.getEntriesByName('first-contentful-paint')[0];
-                   const n = performance.getEntriesByType('navigation')[0];
-                   return [p ? p.startTime / 1000 : null, n.loadEventEnd / 1000]; }"""
+        """() => new Promise(done => new PerformanceObserver((list, observer) => {
+               const p = list.getEntriesByName('first-contentful-paint')[0];
+               if (!p) return;
+               observer.disconnect();
+               const n = performance.getEntriesByType('navigation')[0];
+               done([p.startTime / 1000, n.loadEventEnd / 1000]);
+           }).observe({type: 'paint', buffered: true}))"""
     )
 
 

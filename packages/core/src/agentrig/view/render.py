@@ -15,6 +15,7 @@ from agentrig.run.layout import RESULTS_FILE, RUN_FILE
 from agentrig.view import pages
 from agentrig.view.paths import ASSETS, INDEX, checkpoint_page, root_prefix
 
+PAGE_CACHE = 64
 ASSET_FILES = ("app.css", "app.js", "uplot/uPlot.iife.min.js", "uplot/uPlot.min.css", "uplot/LICENSE")
 
 
@@ -52,6 +53,7 @@ class Report:
         self.cache_runs = cache_runs
         self._runs: list[LoadedRun] | None = None
         self._read: dict[Path, tuple[tuple[int, ...], LoadedRun]] = {}
+        self._pages: dict[tuple[str, tuple[tuple[int, ...], ...]], Response] = {}
         self._runs = [open_run(p) for p in self.run_dirs]  # fails early on a directory that is not a run
         if not cache_runs:
             self._runs = None
@@ -142,8 +144,26 @@ class Report:
         return Response(data, kind)
 
     def render(self, path: str) -> Response | None:
-        """The page or asset at ``path`` (relative to the report's root), ``None`` when there is none."""
+        """The page or asset at ``path`` (relative to the report's root), ``None`` when there is none.
+
+        Pages of finished runs are kept once rendered (up to :data:`PAGE_CACHE` of them) until
+        a run's records change; a run in progress is rendered afresh for every request.
+        """
         path = unquote(path.split("?", 1)[0].split("#", 1)[0]).lstrip("/")
+        runs = self.runs()
+        if any(run.live for run in runs):
+            return self._render(path)
+        key = (path, tuple(_signature(p) for p in self.run_dirs))
+        cached = self._pages.get(key)
+        if cached is None:
+            cached = self._render(path)
+            if cached is not None:
+                if len(self._pages) >= PAGE_CACHE:
+                    self._pages.pop(next(iter(self._pages)))
+                self._pages[key] = cached
+        return cached
+
+    def _render(self, path: str) -> Response | None:
         if path in ("", INDEX):
             return self.index()
         if path.startswith(f"{ASSETS}/"):

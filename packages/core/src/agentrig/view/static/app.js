@@ -98,7 +98,7 @@
     if (!input || !table) return;
     input.addEventListener("input", function () {
       var words = input.value.toLowerCase().split(/\s+/).filter(Boolean);
-      Array.prototype.forEach.call(table.tBodies[0].rows, function (tr) {
+      Array.prototype.forEach.call(table.querySelectorAll("tbody tr"), function (tr) {
         var text = tr.textContent.toLowerCase();
         tr.hidden = !words.every(function (w) { return text.indexOf(w) >= 0; });
       });
