@@ -241,3 +241,25 @@ def test_compare_different_problems_and_unknown_cost(outcomes: Path, killed: Pat
 def test_compare_needs_two_runs(outcomes: Path, capsys: pytest.CaptureFixture[str]) -> None:
     status, _, err = cli(capsys, "compare", str(outcomes))
     assert status == 2 and "at least two run directories" in one_error_line(err)
+
+
+def test_structured_evaluation(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    run = write_run(tmp_path / "bench", {
+        "p": [CheckpointPlan("one", "passed", tests=6), CheckpointPlan("two", "failed", tests=9)],
+        "q": [CheckpointPlan("one", "passed", tests=3)],
+    })
+    status, out, _ = cli(capsys, "show", str(run))
+    assert status == 0
+    assert row(out, "p", "one")[2:5] == ["passed", "6/6", "1.00"]
+    assert row(out, "p", "two")[2:5] == ["failed", "6/9", "0.67"]
+    assert "| passed 15/18 tests | mean score 0.889 |" in out
+    assert "2 problems: 1 solved, 1 partial, 0 unsolved" in out
+    status, out, _ = cli(capsys, "show", str(run), "p/two")
+    assert "    tests 6/9 passed · score 0.667 · policy all" in out
+    assert "    groups: Regression 3/3, Core 3/6" in out
+    assert "    failed   tests/test_two.py::test_9 [Core]: AssertionError: expected 9" in out
+    assert "    passed   tests/test_two.py::test_1 [Regression]" in out
+    status, out, _ = cli(capsys, "show", str(run), "--json")
+    data = json.loads(out)
+    assert data["checkpoints"][1]["tests"]["failed"] == 3 and data["checkpoints"][1]["score"] == pytest.approx(2 / 3)
+    assert data["totals"]["tests_total"] == 18 and data["problems_solved"] == 1

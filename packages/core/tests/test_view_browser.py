@@ -178,3 +178,20 @@ def test_older_and_broken_runs_say_what_is_missing(tmp_path: Path, page: Any, sc
     page.goto((out / "runs/1/alpha/first.html").as_uri())
     assert page.locator(".diff").inner_text().endswith("diff.json missing.")
     assert page.problems == []
+
+
+def test_per_test_results(tmp_path: Path, page: Any, screenshots: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    run = write_run(tmp_path / "bench", {"p": [CheckpointPlan("one", "passed", tests=6), CheckpointPlan("two", "failed", tests=9)]})
+    out = tmp_path / "report"
+    assert main(["view", str(run), "--out", str(out)]) == 0
+    capsys.readouterr()
+    page.goto((out / "index.html").as_uri())
+    assert "tests 6/9 · score 0.67" in page.locator("#results tbody tr").nth(1).inner_text()
+    assert "passed 12/15 tests" in page.locator(".run .totals").first.inner_text()
+    page.goto((out / "runs/1/p/two.html").as_uri())
+    assert page.locator(".test-summary").inner_text() == "tests 6/9 passed, 3 failed · score 0.667 · policy all"
+    assert page.locator("table.tests tbody tr").count() == 9
+    assert page.locator("table.tests tr.t-failed").count() == 3
+    assert page.locator("table.groups tbody tr").all_inner_texts() == ["Regression\t3\t0\t0\t0\t3", "Core\t3\t3\t0\t0\t6"]
+    page.screenshot(path=str(screenshots / "per-test-results.png"), full_page=True)
+    assert page.problems == []

@@ -68,6 +68,9 @@ def print_run(summary: Any) -> None:
         if problem.status not in ("completed",):
             print(f"{problem.name}: {problem.status}" + (f": {problem.error}" if problem.error else ""))
     print(summary.totals.line())
+    problems_line = summary.problems_line()
+    if problems_line:
+        print(problems_line)
     print(f"run directory: {summary.run_dir}")
     for notice in summary.notices:
         warning_line(notice)

@@ -12,7 +12,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from agentrig.report.reader import CheckpointEntry, LoadedRun
+from agentrig.report.reader import CheckpointEntry, LoadedRun, ProblemEntry
 from agentrig.run.records import CheckpointResultLine
 from agentrig.usage import TokenUsage
 
@@ -151,6 +151,8 @@ class RunTotals(BaseModel):
     skipped: int = 0
     unfinished: int = 0
     score: float | None = None
+    tests_passed: int = 0
+    tests_total: int = 0
     cost: float | None = 0.0
     cost_known_part: float = 0.0
     tokens: int = 0
@@ -175,6 +177,9 @@ class RunTotals(BaseModel):
             totals.skipped += row.status == "skipped"
             if row.score is not None:
                 scores.append(row.score)
+            if row.tests and "total" in row.tests:
+                totals.tests_total += row.tests["total"]
+                totals.tests_passed += row.tests.get("passed", 0)
             if row.cost is None:
                 unknown_cost = True
             else:
@@ -200,8 +205,10 @@ class RunTotals(BaseModel):
             if count:
                 parts.append(f"{count} {word}")
         text = ", ".join(parts)
+        if self.tests_total:
+            text += f" | passed {self.tests_passed}/{self.tests_total} tests"
         if self.score is not None:
-            text += f" | mean score {self.score:.2f}"
+            text += f" | mean score {self.score:.3f}"
         cost = money(self.cost) if self.cost is not None else f"n/a (known part {money(self.cost_known_part)})"
         return text + f" | cost {cost} | tokens {tokens_text(self.tokens)} | steps {self.steps}"
 
@@ -231,7 +238,17 @@ class RunSummary(BaseModel):
     problems: list[ProblemRow] = Field(default_factory=list)
     checkpoints: list[CheckpointRow] = Field(default_factory=list)
     totals: RunTotals = Field(default_factory=RunTotals)
+    problems_solved: int | None = None
+    problems_partial: int | None = None
     notices: list[str] = Field(default_factory=list)
+
+    def problems_line(self) -> str | None:
+        """``3 problems: 1 solved, 1 partial, 1 unsolved`` (as the benchmarks report), when known."""
+        if self.problems_solved is None or len(self.problems) < 2:
+            return None
+        partial = self.problems_partial or 0
+        unsolved = len(self.problems) - self.problems_solved - partial
+        return f"{len(self.problems)} problems: {self.problems_solved} solved, {partial} partial, {unsolved} unsolved"
 
     @classmethod
     def of(cls, run: LoadedRun, problem: str | None = None) -> RunSummary:
@@ -246,4 +263,19 @@ class RunSummary(BaseModel):
             elapsed=record.elapsed if record else None, versions=record.versions if record else {},
             problems=[ProblemRow(name=p.name, status=p.status, error=p.error) for p in problems],
             checkpoints=rows, totals=RunTotals.of(rows), notices=list(run.notices),
+            **_problem_verdicts(problems),
         )
+
+
+def _problem_verdicts(problems: list[ProblemEntry]) -> dict[str, int | None]:
+    """Problems solved (every checkpoint passed) and partial (some passed), counted over finished problems."""
+    if not problems:
+        return {"problems_solved": None, "problems_partial": None}
+    solved = partial = 0
+    for problem in problems:
+        statuses = [e.status for e in problem.checkpoints]
+        if statuses and all(s == "passed" for s in statuses):
+            solved += 1
+        elif any(s == "passed" for s in statuses):
+            partial += 1
+    return {"problems_solved": solved, "problems_partial": partial}

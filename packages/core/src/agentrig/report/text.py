@@ -167,9 +167,23 @@ def checkpoint_text(detail: CheckpointDetail) -> str:
         out.append("    " + " · ".join(parts))
         if evaluation.error:
             out.append(f"    error: {evaluation.error}")
+        if getattr(evaluation, "infrastructure_failure", False):
+            out.append("    infrastructure failure: the tests could not be run or read (no verdict on the agent's work)")
         score = getattr(evaluation, "score", None)
-        if score is not None:
-            out.append(f"    score: {score:.2f}")
+        policy = getattr(evaluation, "policy", None)
+        counts = getattr(evaluation, "counts", None)
+        if score is not None or counts is not None:
+            parts = []
+            if counts is not None:
+                parts.append(f"tests {counts.passed}/{counts.total} passed")
+            if score is not None:
+                parts.append(f"score {score:.3f}")
+            if policy:
+                parts.append(f"policy {policy}")
+            out.append("    " + " · ".join(parts))
+        groups = getattr(evaluation, "groups", None) or {}
+        if groups:
+            out.append("    groups: " + ", ".join(f"{name} {c.passed}/{c.total}" for name, c in groups.items()))
         for test in test_results(evaluation):
             outcome = _field(test, "outcome", "status") or "?"
             ident = _field(test, "id", "name", "nodeid") or "?"

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Literal
 
 from agentrig.agent import CheckpointInferenceResult
+from agentrig.evaluation.records import TestCounts, TestResult
 from agentrig.run.atomic import append_line, write_model_atomic, write_text_atomic
 from agentrig.run.layout import LOCK_FILE, RunDirectory
 from agentrig.run.records import (
@@ -50,6 +51,7 @@ class CheckpointPlan:
     calls: int = 3
     cost_known: bool = True
     long_output_lines: int = 0
+    tests: int = 0  # > 0: structured evaluation with this many tests (a third fail when the outcome is failed)
 
 
 def _steps(problem: str, plan: CheckpointPlan, prompt: str, at: datetime) -> list[TrajectoryStep]:
@@ -165,6 +167,25 @@ def write_run(
                 elapsed=0.5 if command else 0.0, started=completed,
                 output_tail="" if command is None else (f"{plan.name}: ok\n" if passed else f"{plan.name}: FAILED: expected 'Hello, Ada!'\n"),
             )
+            structured: dict[str, object] = {}
+            if plan.tests and plan.outcome in ("passed", "failed"):
+                failing = plan.tests // 3 if plan.outcome == "failed" else 0
+                results = [
+                    TestResult(
+                        id=f"tests/test_{plan.name}.py::test_{n + 1}",
+                        outcome="failed" if n >= plan.tests - failing else "passed",
+                        group="Regression" if index > 1 and n < plan.tests // 3 else "Core",
+                        duration=0.01 * (n + 1),
+                        message=f"AssertionError: expected {n + 1}" if n >= plan.tests - failing else None,
+                    )
+                    for n in range(plan.tests)
+                ]
+                groups: dict[str, TestCounts] = {}
+                for test in results:
+                    groups.setdefault(test.group, TestCounts()).add(test.outcome)
+                counts = TestCounts.of(results)
+                structured = {"score": counts.passed / counts.total, "policy": "all", "tests": counts, "groups": groups}
+                evaluation = evaluation.model_copy(update={**structured, "counts": counts, "tests": results})
             write_model_atomic(paths.evaluation, evaluation)
             patch = (f"--- a/{plan.name}.py\n+++ b/{plan.name}.py\n@@ -1,2 +1,3 @@\n def {plan.name}():\n"
                      f"-    raise NotImplementedError\n+    value = {index}\n+    return value\n")
@@ -182,6 +203,7 @@ def write_run(
                 cost_known=known, prior_cost=prior, steps=usage.steps, tokens=usage.net_tokens,
                 agent_elapsed=agent_elapsed, evaluation_elapsed=evaluation.elapsed,
                 elapsed=agent_elapsed + evaluation.elapsed, started=at, completed=completed,
+                **structured,  # type: ignore[arg-type]
             )
             directory.append_result(line)
             totals.add(line)

@@ -65,6 +65,7 @@ def run_card(index: int, run: LoadedRun) -> dict[str, Any]:
         "index": index,
         "summary": summary,
         "totals_line": summary.totals.line(),
+        "problems_line": summary.problems_line(),
         "pass_rate": summary.totals.pass_rate,
         "runtime": record.identity.runtime.name if record else "?",
         "image": record.identity.runtime.agent_image or record.identity.runtime.image if record else None,
@@ -325,4 +326,5 @@ def checkpoint_page_context(run_index: int, run: LoadedRun, detail: CheckpointDe
         "money": money,
         "tokens": tokens_text,
         "seconds": seconds,
+        "tests_text": tests_text,
     }
