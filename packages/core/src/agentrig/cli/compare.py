@@ -27,7 +27,7 @@ def compare_command(args: argparse.Namespace) -> int:
     from agentrig.cli.output import print_table, warning_line
     from agentrig.cli.show import open_run_or_exit
     from agentrig.report.compare import compare
-    from agentrig.report.summary import money, seconds, tokens_text
+    from agentrig.report.summary import informative_score, money, seconds, tokens_text
 
     if len(args.run_dirs) < 2:
         raise CLIError("compare needs at least two run directories (agentrig compare RUN_DIR RUN_DIR...)", status=2)
@@ -42,7 +42,7 @@ def compare_command(args: argparse.Namespace) -> int:
     print("verdict changes against [1]:" if result.changes else "verdict changes against [1]: none")
     for change in result.changes:
         print(f"  {change.kind:<10} {change.problem}/{change.checkpoint}: {change.before} [1] -> {change.after} [{change.run}]")
-    with_score = any(c is not None and c.score is not None for item in result.checkpoints for c in item.cells)
+    with_score = any(c is not None and informative_score(c) for item in result.checkpoints for c in item.cells)
     headers = ["problem", "checkpoint", "run", "result"] + (["score"] if with_score else []) + ["steps", "tokens", "cost", "time"]
     rows: list[list[Any]] = []
     for item in result.checkpoints:

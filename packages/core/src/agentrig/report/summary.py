@@ -126,6 +126,12 @@ class CheckpointRow(BaseModel):
         ]
 
 
+def informative_score(row: CheckpointRow) -> bool:
+    """Whether a row's score says more than its verdict (tests were counted, or a reward between 0 and 1);
+    a plain exit-code test scores 1 or 0, which the result column already says."""
+    return row.score is not None and (bool(row.tests) or row.score not in (0.0, 1.0))
+
+
 TABLE_HEADERS = ["problem", "checkpoint", "result", "tests", "score", "stopped", "steps", "tokens", "cost", "time"]
 
 
@@ -133,7 +139,7 @@ def table(rows: list[CheckpointRow]) -> tuple[list[str], list[list[Any]]]:
     """Headers and cells, leaving out the ``tests`` and ``score`` columns when no row has them."""
     keep = [
         i for i, h in enumerate(TABLE_HEADERS)
-        if not (h == "tests" and not any(r.tests for r in rows)) and not (h == "score" and all(r.score is None for r in rows))
+        if not (h == "tests" and not any(r.tests for r in rows)) and not (h == "score" and not any(informative_score(r) for r in rows))
     ]
     return [TABLE_HEADERS[i] for i in keep], [[r.cells()[i] for i in keep] for r in rows]
 
@@ -151,6 +157,7 @@ class RunTotals(BaseModel):
     skipped: int = 0
     unfinished: int = 0
     score: float | None = None
+    score_informative: bool = False
     tests_passed: int = 0
     tests_total: int = 0
     cost: float | None = 0.0
@@ -164,6 +171,7 @@ class RunTotals(BaseModel):
         """The totals of ``rows``."""
         totals = cls(checkpoints=len(rows))
         scores: list[float] = []
+        informative = False
         unknown_cost = False
         for row in rows:
             if row.steps is None:
@@ -177,6 +185,7 @@ class RunTotals(BaseModel):
             totals.skipped += row.status == "skipped"
             if row.score is not None:
                 scores.append(row.score)
+                informative = informative or informative_score(row)
             if row.tests and "total" in row.tests:
                 totals.tests_total += row.tests["total"]
                 totals.tests_passed += row.tests.get("passed", 0)
@@ -189,6 +198,7 @@ class RunTotals(BaseModel):
             totals.elapsed += row.elapsed or 0.0
         totals.cost = None if unknown_cost else totals.cost_known_part
         totals.score = sum(scores) / len(scores) if scores else None
+        totals.score_informative = informative
         return totals
 
     @property
@@ -207,7 +217,7 @@ class RunTotals(BaseModel):
         text = ", ".join(parts)
         if self.tests_total:
             text += f" | passed {self.tests_passed}/{self.tests_total} tests"
-        if self.score is not None:
+        if self.score is not None and self.score_informative:
             text += f" | mean score {self.score:.3f}"
         cost = money(self.cost) if self.cost is not None else f"n/a (known part {money(self.cost_known_part)})"
         return text + f" | cost {cost} | tokens {tokens_text(self.tokens)} | steps {self.steps}"

@@ -12,7 +12,7 @@ from typing import Any
 
 from agentrig.report.compare import Comparison, compare
 from agentrig.report.reader import CheckpointDetail, CheckpointEntry, LoadedRun, UnknownStep
-from agentrig.report.summary import CheckpointRow, RunSummary, money, seconds, tests_text, tokens_text
+from agentrig.report.summary import CheckpointRow, RunSummary, informative_score, money, seconds, tests_text, tokens_text
 from agentrig.report.text import test_results
 from agentrig.view.paths import STEPS_PER_PAGE, checkpoint_page
 
@@ -45,7 +45,7 @@ def _metrics(row: CheckpointRow) -> str:
     parts = []
     if row.tests:
         parts.append(f"tests {tests_text(row.tests)}")
-    if row.score is not None:
+    if informative_score(row):
         parts.append(f"score {row.score:.2f}")
     parts += [f"{row.steps} steps", tokens_text(row.tokens), money(row.cost), seconds(row.elapsed)]
     return " · ".join(parts)
