@@ -230,8 +230,9 @@ def test_sigterm_interrupts_cleanly_and_resume_finishes(tmp_path: Path, fake_ope
         time.sleep(0.05)
     runner.send_signal(signal.SIGTERM)
     _, err = runner.communicate(timeout=30)
-    assert runner.returncode == 130, err
+    assert runner.returncode == 143, err  # 128 + SIGTERM (Ctrl-C gives 130)
     assert "interrupted; what finished is in" in err and "--resume" in err
+    assert "calc: interrupted" in err and "interrupted: interrupted" not in err
     assert "Traceback" not in err
     run = RunRecord.model_validate_json((out / "run.json").read_bytes())
     assert run.status == "interrupted" and run.problems["calc"].status == "interrupted"

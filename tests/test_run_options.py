@@ -128,4 +128,10 @@ def test_unknown_model_warns_once_on_one_line_and_cost_is_unknown_not_zero(tmp_p
     assert "UnknownModelWarning" not in proc.stderr and "resolve_model(" not in proc.stderr
     line = CheckpointResultLine.model_validate_json((out / "results.jsonl").read_text().splitlines()[0])
     assert not line.cost_known
+    assert '"cost":null' in (out / "results.jsonl").read_text() and line.cost is None  # unknown is never 0.0
     assert "cost n/a" in proc.stdout
+    progress = [x for x in proc.stderr.splitlines() if "hello/" in x and " - steps " in x]
+    assert progress and all(x.endswith("cost n/a") for x in progress), proc.stderr
+    assert "$0.0000" not in proc.stderr + proc.stdout
+    run = json.loads((out / "run.json").read_text())
+    assert run["totals"]["cost"] is None and run["problems"]["hello"]["totals"]["cost"] is None

@@ -53,15 +53,24 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     warnings.showwarning = _show_warning
     parser = build_parser()
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if not argv:  # a bare `agentrig`: what it can do, not an error
+        parser.print_help()
+        return 0
     args = parser.parse_args(argv)
     try:
         status = args.handler(args)
     except CLIError as exc:
         error_line(str(exc))
         status = exc.status
-    except KeyboardInterrupt:
+    except BrokenPipeError:  # the reader went away (`| head`): stop quietly, as Unix tools do
+        _silence_stdout()
+        status = SIGPIPE_STATUS
+    except KeyboardInterrupt as exc:
+        from agentrig.run.signals import interrupt_status
+
         error_line("interrupted")
-        status = 130
+        status = interrupt_status(exc)
     except Exception as exc:  # the last line of defence: one line, never a bare traceback
         if os.environ.get("AGENTRIG_DEBUG"):
             raise
@@ -72,6 +81,26 @@ def main(argv: Sequence[str] | None = None) -> int:
     return int(status or 0)
 
 
+#: The status of a process ended by SIGPIPE (128 + 13), what `yes | head -1` leaves for `yes`.
+SIGPIPE_STATUS = 141
+
+
+def _silence_stdout() -> None:
+    """Point stdout at /dev/null, so the interpreter's last flush cannot fail on the closed pipe again."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError):
+        pass
+
+
 def run() -> None:
     """Console-script wrapper: exit with :func:`main`'s status."""
-    sys.exit(main())
+    status = main()
+    try:
+        sys.stdout.flush()
+    except BrokenPipeError:
+        _silence_stdout()
+        status = SIGPIPE_STATUS
+    sys.exit(status)

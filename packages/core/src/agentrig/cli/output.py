@@ -38,11 +38,13 @@ def print_json(data: Any) -> None:
 
 
 def print_table(headers: Sequence[str], rows: Sequence[Sequence[Any]], max_width: int = 60) -> None:
-    """Print a plain aligned table; cells longer than ``max_width`` are cut with an ellipsis."""
+    """Print a plain aligned table; on a terminal, cells longer than ``max_width`` are cut with an
+    ellipsis (output to a pipe or a file keeps every cell whole, for the program reading it)."""
+    cut = sys.stdout.isatty()
 
     def cell(value: Any) -> str:
         text = "" if value is None else str(value)
-        return text if len(text) <= max_width else text[: max_width - 1] + "…"
+        return text if not cut or len(text) <= max_width else text[: max_width - 1] + "…"
 
     cells = [[cell(v) for v in row] for row in rows]
     widths = [len(h) for h in headers]

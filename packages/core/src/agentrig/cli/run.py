@@ -233,7 +233,7 @@ def _preflight(config: Any, args: argparse.Namespace, settings: Any) -> None:
 
 
 def run_command(args: argparse.Namespace) -> int:
-    """Check every input, run the problems, print the summary; 130 when interrupted."""
+    """Check every input, run the problems, print the summary; 130 after Ctrl-C, 143 after SIGTERM."""
     from agentrig.cli.agents import loaded_registry
     from agentrig.run.layout import RunDirectoryError
     from agentrig.run.problems import ProblemError, load_problems
@@ -353,14 +353,16 @@ def _run_prepared(args: argparse.Namespace, request: Any, identity: Any, plugin:
         print(f"agentrig: every checkpoint of {prepared.directory} has finished; nothing to resume", file=sys.stderr)
     try:
         record = execute(prepared, display, tick=display.tick, executor=executor)
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as exc:
+        from agentrig.run.signals import interrupt_status
+
         display.close()
         print(
             f"agentrig: interrupted; what finished is in {prepared.directory}."
             f" Continue with: {_resume_command(args, prepared.directory)}",
             file=sys.stderr,
         )
-        return 130
+        return interrupt_status(exc)
     finally:
         RunDirectory(prepared.directory).unlock(_lock)
     display.close()
@@ -404,12 +406,16 @@ def _resume_command(args: argparse.Namespace, directory: Path) -> str:
     return " ".join(shlex.quote(w) for w in words)
 
 
-def _money(cost: float, known: bool) -> str:
-    return f"${cost:.4f}" if known else "n/a"
+def _money(cost: float | None, known: bool = True) -> str:
+    from agentrig.formatting import money
+
+    return money(cost if known else None)
 
 
 def _tokens(count: int) -> str:
-    return f"{count / 1000:.1f}k" if count >= 1000 else str(count)
+    from agentrig.formatting import tokens_text
+
+    return tokens_text(count)
 
 
 def print_summary(directory: Path, record: Any, *, quiet: bool = False) -> None:
@@ -438,7 +444,7 @@ def print_summary(directory: Path, record: Any, *, quiet: bool = False) -> None:
             if problem.status != "completed":
                 print(f"{problem.name}: {problem.status}" + (f": {problem.error}" if problem.error else ""))
     totals = record.totals
-    known = all(line.cost_known for line in lines)
+    known = totals.cost is not None and all(line.cost_known for line in lines)
     print(
         f"{totals.checkpoints} checkpoints: {totals.passed} passed, {totals.failed} failed"
         + (f", {totals.errors} errors" if totals.errors else "")

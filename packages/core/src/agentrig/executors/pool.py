@@ -106,7 +106,7 @@ def _worker(jobs: Any, results: Any, parent: int) -> None:
             try:
                 record = run_problem(job, emit)
             except KeyboardInterrupt:
-                record = ProblemRecord(name=job.problem_name, path=job.problem_path, status="interrupted", error="interrupted")
+                record = ProblemRecord(name=job.problem_name, path=job.problem_path, status="interrupted")
                 try:
                     send(_DONE, record.model_dump_json())
                 except OSError:

@@ -12,6 +12,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
+from agentrig.formatting import money, tokens_text
 from agentrig.report.reader import CheckpointEntry, LoadedRun, ProblemEntry
 from agentrig.run.records import CheckpointResultLine
 from agentrig.usage import TokenUsage
@@ -44,16 +45,6 @@ def line_tests(line: CheckpointResultLine) -> dict[str, int] | None:
     return None
 
 
-def money(cost: float | None, digits: int = 4) -> str:
-    """``$0.0012``, or ``n/a`` when unknown."""
-    return "n/a" if cost is None else f"${cost:.{digits}f}"
-
-
-def tokens_text(count: int | None) -> str:
-    """``5.6k`` for thousands, the plain number below."""
-    if count is None:
-        return ""
-    return f"{count / 1000:.1f}k" if count >= 1000 else str(count)
 
 
 def seconds(value: float | None) -> str:

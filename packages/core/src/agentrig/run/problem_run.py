@@ -114,7 +114,7 @@ class _ProblemRun:
         self.event("problem_start", message=f"resuming at checkpoint {start + 1}" if finished else None)
         try:
             previous = self._prepare_workspace(start, finished)
-            self._open(sum(line.cost for line in finished.values()), start)
+            self._open(sum(line.cost or 0.0 for line in finished.values()), start)
             net_limit_hit = self._net_limit_reached()
             for index in todo:
                 checkpoint = self.problem.checkpoints[index]
@@ -124,8 +124,7 @@ class _ProblemRun:
                 previous, net_limit_hit = self._checkpoint(index, checkpoint, previous)
             record.status = "completed"
         except KeyboardInterrupt:
-            record.status = "interrupted"
-            record.error = "interrupted"
+            record.status = "interrupted"  # the status says it all: no error line repeating it
             raise
         except Exception as exc:
             record.status = "failed"
@@ -279,7 +278,7 @@ class _ProblemRun:
                 index=self._index,
                 steps=agent.usage.steps,
                 tokens=agent.usage.net_tokens.total,
-                cost=agent.usage.cost,
+                cost=None if self._cost_unknown else agent.usage.cost,
                 message=message,
             )
 
@@ -328,7 +327,7 @@ class _ProblemRun:
         write_model_atomic(paths.diff, diff_record(base, previous, snapshot))
 
         status = _status(result, evaluation)
-        cost = result.usage.cost
+        cost = None if self._cost_unknown else result.usage.cost  # unknown is never zero
         line = CheckpointResultLine(
             problem=self.problem.name,
             checkpoint=checkpoint.name,

@@ -16,6 +16,8 @@ from typing import Literal, TextIO
 
 from pydantic import BaseModel, ConfigDict
 
+from agentrig.formatting import money, tokens_text
+
 EventKind = Literal[
     "problem_start", "checkpoint_start", "step", "checkpoint_end", "problem_end", "log"
 ]
@@ -33,7 +35,7 @@ class ProgressEvent(BaseModel):
     total: int = 0
     steps: int = 0
     tokens: int = 0
-    cost: float = 0.0
+    cost: float | None = 0.0
     status: str | None = None
     message: str | None = None
     time: float = 0.0
@@ -42,12 +44,17 @@ class ProgressEvent(BaseModel):
 EventSink = Callable[[ProgressEvent], None]
 
 
-def _money(cost: float) -> str:
-    return f"${cost:.4f}" if cost < 1 else f"${cost:.2f}"
+def _money(cost: float | None) -> str:
+    return money(cost, 4 if cost is None or cost < 1 else 2)
 
 
 def _tokens(count: int) -> str:
-    return f"{count / 1000:.1f}k" if count >= 1000 else str(count)
+    return tokens_text(count)
+
+
+def _add(a: float | None, b: float | None) -> float | None:
+    """A sum of costs: unknown once either part is."""
+    return None if a is None or b is None else a + b
 
 
 def _clock(seconds: float) -> str:
@@ -62,8 +69,8 @@ class _Line:
         self.position = ""
         self.steps = 0
         self.tokens = 0
-        self.cost = 0.0
-        self.prior_cost = 0.0
+        self.cost: float | None = 0.0
+        self.prior_cost: float | None = 0.0
         self.state = "starting"
         self.started = time.monotonic()
         self.done = False
@@ -114,7 +121,7 @@ class ProgressDisplay:
             line.steps, line.tokens, line.cost = event.steps, event.tokens, event.cost
         elif event.kind == "checkpoint_end":
             line.steps, line.tokens, line.cost = event.steps, event.tokens, event.cost
-            line.prior_cost += event.cost
+            line.prior_cost = _add(line.prior_cost, event.cost)
             line.cost = 0.0
             line.state = event.status or "done"
         elif event.kind == "problem_end":
@@ -168,7 +175,7 @@ class ProgressDisplay:
             rows.append(
                 f"{line.problem:<20.20} {line.checkpoint:<16.16} {line.position:>5} {line.state:<13.13}"
                 f" steps {line.steps:>4}  tokens {_tokens(line.tokens):>7}"
-                f"  cost {_money(line.prior_cost + line.cost):>9}  {_clock(now - line.started):>6}"
+                f"  cost {_money(_add(line.prior_cost, line.cost)):>9}  {_clock(now - line.started):>6}"
             )
         self._clear()
         if rows:

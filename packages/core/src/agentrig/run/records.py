@@ -72,8 +72,8 @@ class CheckpointResultLine(_Record):
     exit_code: int | None = None
     had_error: bool = False
     stop_reason: str | None = None
-    cost: float = 0.0
-    cost_known: bool = True
+    cost: float | None = Field(default=0.0, description="USD; null when unknown (no pricing for a model call), never 0.")
+    cost_known: bool = Field(default=True, description="False exactly when cost is null (also read from older runs).")
     prior_cost: float = 0.0
     steps: int = 0
     tokens: TokenUsage = Field(default_factory=TokenUsage)
@@ -89,8 +89,12 @@ class CheckpointResultLine(_Record):
     groups: dict[str, TestCounts] = Field(default_factory=dict)
 
 
+def _known_cost(line: CheckpointResultLine) -> float | None:
+    return line.cost if line.cost_known else None
+
+
 class Totals(_Record):
-    """Sums over checkpoints: cost in USD, tokens, model steps, verdicts.
+    """Sums over checkpoints: cost in USD (null once any checkpoint's cost is unknown), tokens, model steps, verdicts.
 
     ``tests`` sums the per-test counts of every checkpoint that had them;
     ``mean_score`` is the mean of the checkpoints' scores (``scored`` of them
@@ -98,7 +102,7 @@ class Totals(_Record):
     every / some (not all) checkpoints passed (run totals only).
     """
 
-    cost: float = 0.0
+    cost: float | None = 0.0
     tokens: TokenUsage = Field(default_factory=TokenUsage)
     steps: int = 0
     checkpoints: int = 0
@@ -116,7 +120,8 @@ class Totals(_Record):
 
     def add(self, line: CheckpointResultLine) -> None:
         """Count one result line in."""
-        self.cost += line.cost
+        cost = _known_cost(line)
+        self.cost = None if self.cost is None or cost is None else self.cost + cost
         self.tokens = self.tokens + line.tokens
         self.steps += line.steps
         self.checkpoints += 1
@@ -134,7 +139,7 @@ class Totals(_Record):
     def merge(self, other: Totals, expected_checkpoints: int | None = None) -> None:
         """Count ``other``'s checkpoints in; with ``expected_checkpoints`` (how many the
         problem has), ``other`` is one problem's totals and counts as solved or partial."""
-        self.cost += other.cost
+        self.cost = None if self.cost is None or other.cost is None else self.cost + other.cost
         self.tokens = self.tokens + other.tokens
         self.steps += other.steps
         self.checkpoints += other.checkpoints

@@ -10,7 +10,12 @@ from types import FrameType
 
 
 class Terminated(KeyboardInterrupt):
-    """SIGTERM arrived; handled exactly like Ctrl-C (cleanup, records written, exit 130)."""
+    """SIGTERM arrived; handled like Ctrl-C (cleanup, records written), but the exit status is 143."""
+
+
+def interrupt_status(exc: BaseException) -> int:
+    """The exit status after an interrupt: 143 (128 + SIGTERM) for SIGTERM, 130 (128 + SIGINT) for Ctrl-C."""
+    return 128 + (signal.SIGTERM if isinstance(exc, Terminated) else signal.SIGINT)
 
 
 def _raise_terminated(signum: int, frame: FrameType | None) -> None:

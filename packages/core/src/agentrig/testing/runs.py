@@ -199,7 +199,7 @@ def write_run(
             status_ = "error" if had_error else plan.outcome
             line = CheckpointResultLine(
                 problem=problem, checkpoint=plan.name, index=index - 1, status=status_, passed=passed,
-                exit_code=evaluation.exit_code, had_error=had_error, stop_reason=stop, cost=usage.cost,
+                exit_code=evaluation.exit_code, had_error=had_error, stop_reason=stop, cost=usage.cost if known else None,
                 cost_known=known, prior_cost=prior, steps=usage.steps, tokens=usage.net_tokens,
                 agent_elapsed=agent_elapsed, evaluation_elapsed=evaluation.elapsed,
                 elapsed=agent_elapsed + evaluation.elapsed, started=at, completed=completed,
