@@ -204,3 +204,27 @@ def test_landlock_view_over_a_view_confines_to_the_inner_directory(landlock: Non
     finally:
         inner.cleanup()
         outer.cleanup()
+
+
+def test_a_symlink_planted_as_the_call_directory_is_refused(
+    landlock: None, fake_openai_server: FakeModelServer, session: Session, tmp_path: Path
+) -> None:
+    """The parent (or a confined subagent running its own subagents) cannot point a call's directory elsewhere."""
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (session.workspace.path / "subagents/helper").mkdir(parents=True)
+    (session.workspace.path / "subagents/helper/001").symlink_to(outside)
+    server = fake_openai_server
+    server.add_tool_call("helper", {"task": "Write here."})
+    server.add_tool_call("submit", {})
+    agent = build_agent(server, "openai", subagents=[helper(server)])
+    agent.setup(session)
+    try:
+        result = agent.run_checkpoint("Delegate.")
+    finally:
+        agent.cleanup()
+    assert result.stop_reason == "submitted"
+    step = next(s for s in agent._trajectory if isinstance(s, ToolUseStep))
+    assert step.is_error and step.metadata["status"] == "unavailable"
+    assert "leads outside the workspace" in step.result
+    assert list(outside.iterdir()) == [] and len(server.model_requests) == 2

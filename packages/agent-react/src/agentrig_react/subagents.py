@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
-from agentrig_react.confinement import ConfineMode, ConfinementKind, confine, confinement_kind
+from agentrig_react.confinement import ConfineMode, ConfinementError, ConfinementKind, confine, confinement_kind
 from agentrig_react.context import ToolContext, ToolError
 from agentrig_react.delegation import DelegationConfig, DelegationContext, latest_text, recent_events, share_paths
 from agentrig_react.registry import Tool, ToolDefinitionError, ToolOutput
@@ -54,8 +54,12 @@ class ConfinedSession:
         """A session over ``parent``'s ``subdirectory`` (created if missing); raises ``ConfinementError``."""
         from agentrig.workspace import Workspace
 
-        root = Path(parent.workspace.path) / subdirectory
+        base = Path(parent.workspace.path).resolve()
+        root = base / subdirectory
         root.mkdir(parents=True, exist_ok=True)
+        if base not in root.resolve().parents:
+            # a symlink planted where the directory goes would hand the subagent another directory
+            raise ConfinementError(f"the directory '{subdirectory}' leads outside the workspace (a symlink)")
         self.parent = parent
         self.workspace = Workspace(root, owned=False)
         self.runtime, self.confinement = confine(parent.runtime, root, mode)
