@@ -1,0 +1,96 @@
+"""The container a Harbor task runs in: its image, working directory, resources and starting files.
+
+Before the task's session opens, its image is built from the Dockerfile
+(once: cached by content, see :mod:`agentrig.formats.harbor.image`) or taken
+as the prebuilt ``[environment] docker_image``. The image's working directory
+(``WORKDIR``, e.g. ``/app``) is copied to the host, where it seeds the
+workspace; the Docker runtime mounts the workspace back at that path and runs
+every command there, so the agent finds the files the image put there and
+the run's snapshots and diffs show what the agent changed. ``cpus`` and
+``memory_mb`` become the container's limits (the run's own ``-c
+runtime.cpus`` / ``runtime.mem_limit`` win; cpus never above the host's), and
+``allow_internet = false`` forces ``network = none``.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from agentrig.formats.harbor.task import HarborTask
+
+FALLBACK_WORKDIR = "/workspace"
+
+
+class TaskEnvironment(BaseModel):
+    """How a task's session must be opened: image, runtime options and the seed of its workspace."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    image: str
+    runtime_options: dict[str, Any] = Field(default_factory=dict)
+    seed: Path | None = None
+    built: bool = False
+
+
+def runtime_options(task: HarborTask, workdir: str, options: dict[str, Any] | None) -> dict[str, Any]:
+    """The docker runtime's options for ``task``: the run's ``options`` over the task's own."""
+    env = task.config.environment
+    merged: dict[str, Any] = {"workdir": workdir, "cpus": min(float(env.cpus), float(os.cpu_count() or 1))}
+    merged["mem_limit"] = f"{env.memory_mb}m"
+    merged.update(options or {})
+    merged["workdir"] = workdir  # where the image keeps its files: not the run's to move
+    if not env.allow_internet:
+        merged["network"] = "none"
+    return merged
+
+
+def prepare_environment(
+    task: HarborTask,
+    runtime: str,
+    options: dict[str, Any] | None,
+    scratch: Path,
+    *,
+    on_build: Any = None,
+) -> TaskEnvironment:
+    """Build (or find) the task's image and extract its working directory under ``scratch``.
+
+    Raises :class:`~agentrig.runtime.errors.RuntimeSetupError` (one line) when
+    the runtime is not ``docker`` or the image cannot be had.
+    """
+    from agentrig.formats.harbor.container import extract_image_directory
+    from agentrig.formats.harbor.image import build_task_image, describe_image
+    from agentrig.runtime.docker import connect
+    from agentrig.runtime.errors import RuntimeSetupError
+
+    if runtime != "docker":
+        raise RuntimeSetupError(
+            f"task '{task.name}' ({task.kind} format) runs in a container built from its Dockerfile: pass --runtime docker"
+        )
+    client = connect()
+    try:
+        env = task.config.environment
+        if env.docker_image:
+            image = describe_image(client, env.docker_image)
+        else:
+            assert task.dockerfile is not None and task.build_context is not None
+            image = build_task_image(
+                client,
+                task=task.name,
+                context=task.path / task.build_context,
+                dockerfile=task.path / task.dockerfile,
+                timeout=env.build_timeout_sec,
+                on_build=on_build,
+            )
+        # an image without a WORKDIR runs commands in /, which cannot be the mount point
+        own_workdir = image.workdir not in ("", "/")
+        workdir = image.workdir if own_workdir else FALLBACK_WORKDIR
+        seed: Path | None = scratch / "image-workdir"
+        if not own_workdir or not extract_image_directory(client, image.tag, workdir, seed):
+            seed = None
+    finally:
+        client.close()
+    return TaskEnvironment(image=image.tag, runtime_options=runtime_options(task, workdir, options), seed=seed, built=image.built)

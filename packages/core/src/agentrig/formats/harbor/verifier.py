@@ -1,0 +1,253 @@
+"""Harbor's verifier and oracle, run in the task's container after (or as) the agent.
+
+Verifier, as Harbor runs it: ``/logs/verifier`` emptied and made writable,
+the task's ``tests/`` uploaded to ``/tests`` (only now: the agent never saw
+them), ``bash /tests/test.sh`` run from the working directory with
+``[verifier] env`` and ``timeout_sec``; the reward file it wrote is the score
+(its exit code is not). No reward file, or one that is not a number, means
+the verifier broke: an infrastructure failure, not a failed test. Everything
+under ``/logs/verifier`` and the script's output are saved as the raw report.
+
+Terminal-Bench's ``run-tests.sh`` is uploaded with ``tests/`` and run with
+``TEST_DIR=/tests``; its exit code is the verdict (as Harbor's own
+conversion of those tasks scores it) and the ``PASSED``/``FAILED`` lines of
+a pytest short summary, when it prints one, are the per-test results.
+
+The oracle uploads ``solution/`` to ``/solution`` and runs ``solve.sh`` from
+the working directory with ``[solution] env``, its output in
+``/logs/agent/oracle.txt``.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+import tempfile
+import time
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from agentrig.formats.harbor.config import SolutionCommand, TaskConfigError, resolve_env
+from agentrig.formats.harbor.reward import RewardError, parse_reward
+from agentrig.formats.harbor.task import HarborTask
+
+if TYPE_CHECKING:
+    from agentrig.evaluation.policy import PassPolicy
+    from agentrig.evaluation.records import EvaluationRecord, TestResult
+    from agentrig.runtime.interface import Runtime
+
+TESTS_DIR = "/tests"
+SOLUTION_DIR = "/solution"
+VERIFIER_LOGS = "/logs/verifier"
+AGENT_LOGS = "/logs/agent"
+TEST_OUTPUT = "test-stdout.txt"
+_SUMMARY_LINE = re.compile(r"^(PASSED|FAILED|ERROR|SKIPPED|XFAIL|XPASS)\s+(\S+)(?:\s+-\s+(.*))?$")
+_OUTCOMES = {"PASSED": "passed", "XPASS": "passed", "FAILED": "failed", "ERROR": "error", "SKIPPED": "skipped", "XFAIL": "skipped"}
+
+
+class HarborRuntimeError(RuntimeError):
+    """The task cannot run in this runtime (Harbor tasks need a container); one line."""
+
+
+def container_of(runtime: Runtime, task: HarborTask) -> Any:
+    """The docker container the runtime runs commands in; raises :class:`HarborRuntimeError` otherwise."""
+    container = getattr(runtime, "container", None)
+    if container is None or not hasattr(container, "put_archive"):
+        raise HarborRuntimeError(
+            f"task '{task.name}' ({task.kind} format) runs in a container built from its Dockerfile: pass --runtime docker"
+        )
+    return container
+
+
+def _wipe(runtime: Runtime, container: Any, *paths: str) -> None:
+    """Remove ``paths`` in the container as root (files a previous run left, another user's)."""
+    container.exec_run(["rm", "-rf", *paths], user="0:0")
+
+
+def parse_pytest_summary(output: str) -> list[TestResult]:
+    """The tests of a pytest ``short test summary info`` section (``PASSED tests/x.py::test_a``, ...)."""
+    from agentrig.evaluation.records import TestResult
+
+    results: dict[str, TestResult] = {}
+    in_summary = False
+    for line in output.splitlines():
+        stripped = line.strip()
+        if "short test summary info" in stripped:
+            in_summary = True
+            continue
+        if not in_summary:
+            continue
+        if stripped.startswith("=") and "short test summary info" not in stripped:
+            in_summary = False
+            continue
+        match = _SUMMARY_LINE.match(stripped)
+        if match is not None:
+            outcome = _OUTCOMES[match.group(1)]
+            message = (match.group(3) or "").strip()[:500] or None
+            results[match.group(2)] = TestResult(id=match.group(2), outcome=outcome, message=message)  # type: ignore[arg-type]
+    return list(results.values())
+
+
+def _save_report(report_dir: Path | None, files: dict[str, bytes], output: str) -> str | None:
+    """Write the verifier's files and output beside evaluation.json; the reward file's name, if any."""
+    if report_dir is None:
+        return None
+    from agentrig.run.atomic import write_bytes_atomic
+
+    report_dir.mkdir(parents=True, exist_ok=True)
+    for name, data in files.items():
+        target = report_dir / "verifier" / name
+        target.parent.mkdir(parents=True, exist_ok=True)
+        write_bytes_atomic(target, data)
+    write_bytes_atomic(report_dir / TEST_OUTPUT, output.encode("utf-8", errors="replace"))
+    for name in ("reward.txt", "reward.json"):
+        if name in files:
+            return f"verifier/{name}"
+    return TEST_OUTPUT
+
+
+def run_verifier(
+    task: HarborTask,
+    runtime: Runtime,
+    *,
+    report_dir: Path | None,
+    policy: PassPolicy | None,
+    timeout: float | None = None,
+) -> EvaluationRecord:
+    """Verify the agent's work on ``task`` in ``runtime``'s container; never raises for a broken verifier."""
+    from agentrig.evaluation.engine import finish, tail
+    from agentrig.evaluation.policy import ALL
+    from agentrig.evaluation.records import EvaluationRecord, utcnow
+    from agentrig.formats.harbor.container import make_directories, put_directory, read_directory
+
+    command = f"bash {TESTS_DIR}/{Path(task.test_script).name}"
+    started = utcnow()
+    clock = time.monotonic()
+    record = EvaluationRecord(command=command, started=started)
+    decide = policy or ALL
+
+    def broken(message: str, output: str = "") -> EvaluationRecord:
+        record.error = message
+        record.infrastructure_failure = True
+        record.passed = False
+        record.output_tail = tail(output)
+        record.elapsed = time.monotonic() - clock
+        return finish(record, [], None, decide)
+
+    try:
+        container = container_of(runtime, task)
+        env = resolve_env(task.config.verifier.env, f"{task.path / 'task.toml'} [verifier] env")
+        if task.kind == "terminal-bench":
+            env = {"TEST_DIR": TESTS_DIR, **env}
+        _wipe(runtime, container, VERIFIER_LOGS, TESTS_DIR)
+        make_directories(container, VERIFIER_LOGS, AGENT_LOGS)
+        with tempfile.TemporaryDirectory(prefix="agentrig-harbor-tests-") as staging:
+            bundle = Path(staging)
+            for rel in task.test_files:
+                source = task.path / rel
+                if source.is_dir():
+                    _copy_tree(source, bundle)
+                elif source.is_file():
+                    (bundle / source.name).write_bytes(source.read_bytes())
+                    (bundle / source.name).chmod(source.stat().st_mode & 0o777)
+            put_directory(container, bundle, TESTS_DIR, user=getattr(runtime, "user", None))
+    except (HarborRuntimeError, TaskConfigError) as exc:
+        return broken(str(exc))
+    except Exception as exc:
+        return broken(f"uploading the tests to {TESTS_DIR} failed: {type(exc).__name__}: {' '.join(str(exc).split())[:300]}")
+
+    limit = timeout or task.config.verifier.timeout_sec
+    try:
+        result = runtime.exec(command, env=env, timeout=limit)
+    except Exception as exc:
+        return broken(f"running {command} failed: {type(exc).__name__}: {' '.join(str(exc).split())[:300]}")
+    output = result.stdout + (("\n" if result.stdout and not result.stdout.endswith("\n") else "") + result.stderr if result.stderr else "")
+    record.exit_code = result.exit_code
+    record.timed_out = result.timed_out
+    record.test_elapsed = result.elapsed
+    record.output_tail = tail(output)
+    try:
+        files = read_directory(container, VERIFIER_LOGS)
+    except Exception as exc:
+        return broken(f"reading {VERIFIER_LOGS} failed: {type(exc).__name__}: {exc}", output)
+    try:
+        record.report = _save_report(report_dir, files, output)
+    except OSError as exc:
+        return broken(f"saving the verifier's report failed: {exc}", output)
+    record.elapsed = time.monotonic() - clock
+
+    if task.kind == "terminal-bench":
+        tests = parse_pytest_summary(output) if task.config.metadata.get("parser_name", "pytest") == "pytest" else []
+        if result.timed_out:
+            return finish(record, tests, 0.0, decide)
+        if result.exit_code is None:
+            return broken(f"{command} was killed before it reported an exit code", output)
+        score = 1.0 if result.exit_code == 0 else 0.0
+        if tests and result.exit_code == 0 and any(t.outcome in ("failed", "error") for t in tests):
+            score = 0.0  # a runner that swallows pytest's exit code
+        return finish(record, tests, score if not tests else None, decide)
+
+    try:
+        reward = parse_reward(files, VERIFIER_LOGS)
+    except RewardError as exc:
+        if result.timed_out:
+            record.error = f"{command} timed out after {limit:g} s (task.toml [verifier] timeout_sec) before writing a reward"
+            return finish(record, [], 0.0, decide)
+        why = f"exit code {result.exit_code}" if result.exit_code not in (0, None) else "it exited 0"
+        return broken(f"{exc} ({command}: {why})", output)
+    return finish(record, [], min(1.0, max(0.0, reward.score)), decide)
+
+
+def _copy_tree(source: Path, target: Path) -> None:
+    import shutil
+
+    shutil.copytree(source, target, dirs_exist_ok=True, symlinks=True)
+
+
+def solution_command(task: HarborTask) -> str:
+    """The shell command that runs the reference solution once ``solution/`` is in ``/solution``."""
+    if task.solution_script is None:
+        raise FileNotFoundError(task.name)
+    script = f"{SOLUTION_DIR}/{Path(task.solution_script).name}"
+    if task.solution_script.endswith(".yaml"):
+        script = f"{SOLUTION_DIR}/solve.sh"
+    return f"chmod +x {shlex.quote(script)} && {shlex.quote(script)} > {AGENT_LOGS}/oracle.txt 2>&1"
+
+
+def solution_bundle(task: HarborTask, staging: Path) -> Path:
+    """The directory uploaded to ``/solution``: ``solution/``, or the Terminal-Bench script (a
+    ``solution.yaml``'s commands written out as ``solve.sh``)."""
+    import yaml
+
+    if task.solution_dir is not None:
+        return task.path / task.solution_dir
+    assert task.solution_script is not None
+    source = task.path / task.solution_script
+    if source.suffix == ".yaml":
+        try:
+            steps = [SolutionCommand.model_validate(item) for item in yaml.safe_load(source.read_text(encoding="utf-8")) or []]
+        except Exception as exc:
+            raise ValueError(f"{source}: expected a list of {{command: ...}} entries ({' '.join(str(exc).split())[:200]})") from None
+        (staging / "solve.sh").write_text("#!/bin/bash\n" + "".join(step.command.rstrip("\n") + "\n" for step in steps))
+        (staging / "solve.sh").chmod(0o755)
+    else:
+        (staging / source.name).write_bytes(source.read_bytes())
+        (staging / source.name).chmod(0o755)
+    return staging
+
+
+def run_solution(task: HarborTask, runtime: Runtime) -> tuple[int | None, str]:
+    """Upload and run the reference solution; returns its exit code and output (``/logs/agent/oracle.txt``)."""
+    from agentrig.formats.harbor.container import make_directories, put_directory, read_directory
+
+    container = container_of(runtime, task)
+    env = {"DEBIAN_FRONTEND": "noninteractive"}
+    env.update(resolve_env(task.config.solution.env, f"{task.path / 'task.toml'} [solution] env"))
+    _wipe(runtime, container, SOLUTION_DIR)
+    make_directories(container, AGENT_LOGS)
+    with tempfile.TemporaryDirectory(prefix="agentrig-harbor-solution-") as staging:
+        put_directory(container, solution_bundle(task, Path(staging)), SOLUTION_DIR, user=getattr(runtime, "user", None))
+    timeout = task.config.agent.timeout_sec
+    result = runtime.exec(solution_command(task), env=env, timeout=timeout)
+    log = read_directory(container, AGENT_LOGS).get("oracle.txt", b"").decode("utf-8", errors="replace")
+    return (None if result.timed_out else result.exit_code), log or (result.stdout + result.stderr)
