@@ -88,18 +88,18 @@ def parse_pytest_summary(output: str) -> list[TestResult]:
     return list(results.values())
 
 
-def _save_report(report_dir: Path | None, files: dict[str, bytes], output: str) -> str | None:
-    """Write the verifier's files and output beside evaluation.json; the reward file's name, if any."""
-    if report_dir is None:
-        return None
-    from agentrig.run.atomic import write_bytes_atomic
+def _save_report(report_dir: Path | None, files: dict[str, bytes], output: str) -> str:
+    """Write the verifier's files and output beside evaluation.json (when there is a place for them);
+    the name of the report the verdict comes from (the reward file, else the output)."""
+    if report_dir is not None:
+        from agentrig.run.atomic import write_bytes_atomic
 
-    report_dir.mkdir(parents=True, exist_ok=True)
-    for name, data in files.items():
-        target = report_dir / "verifier" / name
-        target.parent.mkdir(parents=True, exist_ok=True)
-        write_bytes_atomic(target, data)
-    write_bytes_atomic(report_dir / TEST_OUTPUT, output.encode("utf-8", errors="replace"))
+        report_dir.mkdir(parents=True, exist_ok=True)
+        for name, data in files.items():
+            target = report_dir / "verifier" / name
+            target.parent.mkdir(parents=True, exist_ok=True)
+            write_bytes_atomic(target, data)
+        write_bytes_atomic(report_dir / TEST_OUTPUT, output.encode("utf-8", errors="replace"))
     for name in ("reward.txt", "reward.json"):
         if name in files:
             return f"verifier/{name}"
