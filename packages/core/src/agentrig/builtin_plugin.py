@@ -54,6 +54,16 @@ def agentrig_problem_formats() -> list[ProblemFormatSpec]:
             description="SlopCodeBench: config.yaml, checkpoint_N.md specs, pytest suites, solutions/checkpoint_N.",
             loader="agentrig.formats.slopcode:SlopCodeFormat",
         ),
+        ProblemFormatSpec(
+            name="harbor",
+            description="A Harbor task: task.toml, instruction.md, environment/Dockerfile, tests/test.sh writing a reward file, solution/solve.sh.",
+            loader="agentrig.formats.harbor.format:HarborFormat",
+        ),
+        ProblemFormatSpec(
+            name="terminal-bench",
+            description="A Terminal-Bench task: task.yaml (with the instruction), Dockerfile, run-tests.sh, tests/, solution.sh.",
+            loader="agentrig.formats.harbor.format:TerminalBenchFormat",
+        ),
     ]
 
 

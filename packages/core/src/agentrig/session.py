@@ -43,6 +43,8 @@ class Session:
         self.directory = directory
         self.problem: Problem | None = None
         self.checkpoint: Checkpoint | None = None
+        #: The directory the workspace was seeded from, when the run knows it (``None``: empty or unknown).
+        self.seed: Path | None = None
         self._closed = False
         from agentrig.runtime.teardown import track
 

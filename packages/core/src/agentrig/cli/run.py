@@ -232,6 +232,13 @@ def _preflight(config: Any, args: argparse.Namespace, settings: Any) -> None:
         raise CLIError(str(exc), status=2) from None
 
 
+def _brings_image(format_name: str) -> bool:
+    """Whether problems of this format bring their own image (built from the task, no --image needed)."""
+    from agentrig.formats.resolve import get_format
+
+    return get_format(format_name).brings_image
+
+
 def run_command(args: argparse.Namespace) -> int:
     """Check every input, run the problems, print the summary; 130 after Ctrl-C, 143 after SIGTERM."""
     from agentrig.cli.agents import loaded_registry
@@ -273,8 +280,10 @@ def run_command(args: argparse.Namespace) -> int:
     try:
         check_runtime_options(args.runtime, {**runtime_options, **({"image": args.image} if args.image else {})})
     except RuntimeSetupError as exc:
-        hint = " (pass --image IMAGE)" if "'image'" in str(exc) else ""
-        raise CLIError(f"{exc}{hint}", status=2) from None
+        # a Harbor task's image is built from its Dockerfile when it runs: no --image needed then
+        if not ("'image': Field required" in str(exc) and problems and all(_brings_image(p.format) for p in problems)):
+            hint = " (pass --image IMAGE)" if "'image'" in str(exc) else ""
+            raise CLIError(f"{exc}{hint}", status=2) from None
     spec, plugin = registry.agent_spec(config.type)
     model = _resolve_model(args.model, args.models_dir, config.type, spec.needs_model)
     config = _with_model_settings(config, model)

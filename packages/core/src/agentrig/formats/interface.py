@@ -37,7 +37,9 @@ from abc import ABC, abstractmethod
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from pydantic import BaseModel, ConfigDict, Field
 
 from collections.abc import Iterable
 
@@ -61,7 +63,24 @@ __all__ = [
     "Checkpoint",
     "ProblemError",
     "SolutionError",
+    "ProblemEnvironment",
 ]
+
+
+class ProblemEnvironment(BaseModel):
+    """Where a problem's session must run, when its format decides it (Harbor: the task's own image).
+
+    ``image`` replaces the run's ``--image``; ``runtime_options`` are the
+    runtime's options to use (the format merges the run's own into them);
+    ``seed`` replaces the problem's ``workspace`` directory as the files the
+    fresh workspace starts with.
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    image: str | None = None
+    runtime_options: dict[str, Any] = Field(default_factory=dict)
+    seed: Path | None = None
 
 
 class SolutionError(RuntimeError):
@@ -132,6 +151,9 @@ class ProblemFormat(ABC):
     name: ClassVar[str] = ""
     """The format's name (``--format NAME``); the spec's name wins when they differ."""
 
+    #: Whether :meth:`prepare_environment` supplies each problem's container image (``--image`` then not needed).
+    brings_image: ClassVar[bool] = False
+
     #: The files whose presence :meth:`detect` looks for, shown when no format recognises a directory.
     marker_files: ClassVar[tuple[str, ...]] = ()
 
@@ -145,6 +167,20 @@ class ProblemFormat(ABC):
         """Read the problem at ``path`` into the core's model (``format`` set to this
         format's name). Raise :class:`~agentrig.problem.ProblemError` with one line
         naming the file and the field to fix."""
+
+    # -- the environment -----------------------------------------------------------------
+
+    def prepare_environment(
+        self, problem: Problem, runtime: str, options: dict[str, Any] | None, scratch: Path
+    ) -> ProblemEnvironment | None:
+        """Called once before ``problem``'s session opens (in the worker, also for ``replay``):
+        build what the problem runs in and say how to open the session. ``runtime`` is the
+        run's runtime name, ``options`` its runtime options (``--image`` included), ``scratch``
+        a directory for files the session needs (it lives as long as the session).
+        ``None`` (the default): the run's own runtime, image and the problem's ``workspace``.
+        Raise :class:`~agentrig.runtime.errors.RuntimeSetupError` (one line) when the problem
+        cannot run in ``runtime``."""
+        return None
 
     # -- evaluation ------------------------------------------------------------------
 

@@ -152,8 +152,9 @@ class _ProblemRun:
             shutil.rmtree(stale, ignore_errors=True)  # left by a killed run: the snapshots are the truth
         seed = self.problem.path / self.problem.workspace if self.problem.workspace else None
         self.session = open_session(
-            self.job.runtime, self.job.image, seed, self.problem.name, base, self.job.runtime_options
+            self.job.runtime, self.job.image, seed, self.problem.name, base, self.job.runtime_options, problem=self.problem
         )
+        seed = self.session.seed  # a format may seed the workspace itself (a Harbor task: its image's files)
         self.workspace = self.session.workspace
         self.session.problem = self.problem
         self._run_setup()

@@ -150,7 +150,7 @@ def replay_checkpoint(checkpoint_dir: Path, *, keep: Path | None = None) -> Repl
     seed = problem.path / problem.workspace if problem.workspace else None
     with tempfile.TemporaryDirectory(prefix="agentrig-replay-") as scratch:
         session = open_session(
-            identity.runtime.name, image, seed, problem_name, Path(scratch), identity.runtime.options
+            identity.runtime.name, image, seed, problem_name, Path(scratch), identity.runtime.options, problem=problem
         )
         try:
             if index > 0:

@@ -2,8 +2,14 @@
 
 from __future__ import annotations
 
+import os
+import shutil
+import tempfile
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from agentrig.problem import Problem
 
 
 def open_session(
@@ -13,15 +19,48 @@ def open_session(
     name: str,
     base_dir: Path,
     options: dict[str, Any] | None = None,
+    problem: Problem | None = None,
 ) -> Any:
     """A started :class:`agentrig.session.Session` seeded from ``seed``, under ``base_dir``.
 
     ``options`` are the runtime's options (``-c runtime.KEY=VALUE``); ``--image``
-    is its ``image`` option (the Docker runtime's).
+    is its ``image`` option (the Docker runtime's). With ``problem``, its format
+    may first prepare what the problem runs in
+    (:meth:`~agentrig.formats.interface.ProblemFormat.prepare_environment`: a
+    Harbor task's image, working directory and starting files), which then
+    replaces the image, the options and the seed. ``session.seed`` is the
+    directory the workspace was seeded from in the end (kept while the session
+    lives: the first checkpoint's diff compares with it).
     """
     from agentrig.session import Session
 
     merged = dict(options or {})
     if image:
         merged["image"] = image
-    return Session.create(runtime=runtime, seed=seed, name=name, base_dir=base_dir, runtime_options=merged or None)
+    scratch: Path | None = None
+    try:
+        if problem is not None:
+            from agentrig.formats.resolve import get_format
+
+            base_dir.mkdir(parents=True, exist_ok=True)
+            scratch = Path(tempfile.mkdtemp(prefix=f"agentrig-{name}-environment-", dir=base_dir))
+            prepared = get_format(problem.format).prepare_environment(problem, runtime, merged, scratch)
+            if prepared is not None:
+                merged = dict(prepared.runtime_options)
+                if prepared.image:
+                    merged["image"] = prepared.image
+                if prepared.seed is not None:
+                    seed = prepared.seed
+        session = Session.create(runtime=runtime, seed=seed, name=name, base_dir=base_dir, runtime_options=merged or None)
+    except BaseException:
+        if scratch is not None:
+            shutil.rmtree(scratch, ignore_errors=True)
+        raise
+    if scratch is not None and session.directory is not None:
+        # the prepared files live (and die) with the session
+        kept = session.directory / "environment"
+        os.replace(scratch, kept)
+        if seed is not None and seed.is_relative_to(scratch):
+            seed = kept / seed.relative_to(scratch)
+    session.seed = seed
+    return session

@@ -25,6 +25,7 @@ class HarborFormat(ProblemFormat):
 
     name: ClassVar[str] = "harbor"
     marker_files: ClassVar[tuple[str, ...]] = ("task.toml",)
+    brings_image: ClassVar[bool] = True
 
     def detect(self, path: Path) -> bool:
         """A directory holding ``task.toml``."""

@@ -1,0 +1,171 @@
+"""Harbor and Terminal-Bench tasks through the CLI on the real Docker engine: a scripted agent
+(partial reward, per-test results), pass policies, resume, replay, and bad input."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).parent / "fixtures" / "scripted-agent" / "src"))
+
+from agentrig_scripted import testkit  # noqa: E402
+
+from agentrig.evaluation.records import EvaluationRecord  # noqa: E402
+from agentrig.run.records import CheckpointResultLine  # noqa: E402
+
+pytestmark = pytest.mark.docker
+
+FIXTURES = Path(__file__).parent / "fixtures" / "harbor-tasks"
+MODEL = ["--model", "openai/gpt-4o-mini"]
+
+
+def _dataset(root: Path, *names: str) -> Path:
+    """Copies of the fixture tasks; the scripted model's actions appended to their instructions."""
+    actions = {
+        # count right, order wrong: one point of two
+        "word-count": testkit.actions_line(testkit.write_file("count.txt", "4\n"), testkit.write_file("sorted.txt", "pear\napple\n")),
+        "tb-reverse": testkit.actions_line(testkit.bash("tac lines.txt > reversed.txt")),
+        "greeting": testkit.actions_line(testkit.write_file("greet.sh", "echo hi\n")),
+    }
+    for name in names:
+        target = root / name
+        shutil.copytree(FIXTURES / name, target)
+        if name == "tb-reverse":
+            text = (target / "task.yaml").read_text().replace("lines.txt in reverse order.", f"lines.txt in reverse order.\n  {actions[name]}")
+            (target / "task.yaml").write_text(text)
+        else:
+            with open(target / "instruction.md", "a") as handle:
+                handle.write(f"\n{actions[name]}\n")
+    return root
+
+
+def _agentrig(tmp_path: Path, server, *args: str) -> subprocess.CompletedProcess[str]:  # type: ignore[no-untyped-def]
+    return subprocess.run([testkit.agentrig_bin(), *args], capture_output=True, text=True, timeout=600,
+                          env=testkit.cli_env(tmp_path, server.base_url), cwd=tmp_path)
+
+
+def _lines(out: Path) -> dict[str, CheckpointResultLine]:
+    lines = [CheckpointResultLine.model_validate_json(x) for x in (out / "results.jsonl").read_text().splitlines()]
+    return {line.problem: line for line in lines}
+
+
+def _evaluation(out: Path, task: str) -> EvaluationRecord:
+    return EvaluationRecord.model_validate_json((out / task / "task" / "evaluation.json").read_bytes())
+
+
+def test_scripted_agent_on_harbor_and_terminal_bench_tasks(tmp_path: Path, fake_openai_server) -> None:  # type: ignore[no-untyped-def]
+    fake_openai_server.respond_with(testkit.solver())
+    dataset = _dataset(tmp_path / "tasks", "word-count", "tb-reverse")
+    out = tmp_path / "run"
+    proc = _agentrig(tmp_path, fake_openai_server, "run", str(dataset), "--agent", "scripted", *MODEL,
+                     "--runtime", "docker", "--output", str(out))
+    assert "Traceback" not in proc.stderr, proc.stderr
+    lines = _lines(out)
+    assert set(lines) == {"word-count", "tb-reverse"}, proc.stderr
+
+    word = _evaluation(out, "word-count")
+    assert (word.passed, word.score, word.policy, word.infrastructure_failure, word.error) == (False, 0.5, "all", False, None)
+    assert (word.command, word.exit_code, word.report) == ("bash /tests/test.sh", 0, "verifier/reward.txt")
+    assert word.output_tail == "count.txt: ok\nsorted.txt: wrong or missing\n"
+    assert (out / "word-count" / "task" / "evaluation" / "verifier" / "reward.txt").read_text() == "0.5\n"
+    assert (lines["word-count"].status, lines["word-count"].score) == ("failed", 0.5)
+    # the workspace was the image's /app: the snapshot holds it, the diff shows only the agent's files
+    files = out / "word-count" / "task" / "snapshot" / "files"
+    assert sorted(p.name for p in files.iterdir()) == [".image-marker", "count.txt", "sorted.txt", "words.txt"]
+    diff = json.loads((out / "word-count" / "task" / "diff.json").read_text())
+    assert [entry["path"] for entry in diff["added"]] == ["count.txt", "sorted.txt"], diff
+    assert diff["modified"] == [] and diff["deleted"] == []
+    assert not (files / "tests").exists()
+
+    tb = _evaluation(out, "tb-reverse")
+    assert (tb.passed, tb.score, tb.exit_code, tb.command) == (True, 1.0, 0, "bash /tests/run-tests.sh")
+    assert tb.counts is not None and (tb.counts.total, tb.counts.passed) == (2, 2)
+    assert [t.id for t in tb.tests] == ["tests/test_outputs.py::test_file_exists", "tests/test_outputs.py::test_content"]
+    assert lines["tb-reverse"].status == "passed"
+    assert proc.returncode == 0, proc.stderr  # a failed checkpoint is a verdict, not a failed run
+
+    # resume: nothing to redo
+    again = _agentrig(tmp_path, fake_openai_server, "run", str(dataset), "--agent", "scripted", *MODEL,
+                      "--runtime", "docker", "--output", str(out), "--resume")
+    assert again.returncode == 0, again.stderr
+    assert len((out / "results.jsonl").read_text().splitlines()) == 2
+
+    # replay: a fresh container from the task's image, the recorded replies, the same verdict
+    replay = _agentrig(tmp_path, fake_openai_server, "replay", str(out / "word-count" / "task"))
+    assert replay.returncode == 0, replay.stderr
+    assert "match" in (replay.stdout + replay.stderr).lower()
+
+    # another pass policy decides the same reward differently
+    lenient = tmp_path / "lenient"
+    proc = _agentrig(tmp_path, fake_openai_server, "run", str(dataset / "word-count"), "--agent", "scripted", *MODEL,
+                     "--runtime", "docker", "--output", str(lenient), "--pass-policy", "score>=0.5")
+    assert proc.returncode == 0, proc.stderr
+    record = _evaluation(lenient, "word-count")
+    assert (record.passed, record.score, record.policy) == (True, 0.5, "score>=0.5")
+
+
+def test_resume_redoes_an_unfinished_task(tmp_path: Path, fake_openai_server) -> None:  # type: ignore[no-untyped-def]
+    fake_openai_server.respond_with(testkit.solver())
+    dataset = _dataset(tmp_path / "tasks", "greeting", "tb-reverse")
+    out = tmp_path / "run"
+    args = ["run", str(dataset), "--agent", "scripted", *MODEL, "--runtime", "docker", "--output", str(out)]
+    assert _agentrig(tmp_path, fake_openai_server, *args).returncode == 0
+    # as if the run had been killed before greeting's result line was written
+    kept = [x for x in (out / "results.jsonl").read_text().splitlines() if '"greeting"' not in x]
+    (out / "results.jsonl").write_text("\n".join(kept) + "\n")
+    before = (out / "tb-reverse" / "task" / "evaluation.json").read_bytes()
+    proc = _agentrig(tmp_path, fake_openai_server, *args, "--resume")
+    assert proc.returncode == 0, proc.stderr
+    lines = _lines(out)
+    assert lines["greeting"].status == "failed" and lines["tb-reverse"].status == "passed"
+    assert (out / "tb-reverse" / "task" / "evaluation.json").read_bytes() == before  # not redone
+    greeting = _evaluation(out, "greeting")
+    assert (greeting.score, greeting.report) == (0.0, "verifier/reward.json")
+
+
+def test_bad_input_through_the_cli(tmp_path: Path, fake_openai_server) -> None:  # type: ignore[no-untyped-def]
+    fake_openai_server.respond_with(testkit.solver())
+    dataset = _dataset(tmp_path / "tasks", "word-count")
+    task = dataset / "word-count"
+    good_toml = (task / "task.toml").read_text()
+    (task / "task.toml").write_text(good_toml.replace("cpus = 1", 'cpus = "two"'))
+    proc = _agentrig(tmp_path, fake_openai_server, "run", str(task), "--agent", "scripted", *MODEL, "--runtime", "docker",
+                     "--output", str(tmp_path / "bad"))
+    assert proc.returncode == 2, proc.stderr
+    assert proc.stderr.strip().splitlines()[-1] == (
+        f"agentrig: error: {task}/task.toml: field `environment.cpus`: Input should be a valid number, "
+        "unable to parse string as a number (got 'two')"
+    )
+    (task / "task.toml").write_text(good_toml)
+
+    # the local runtime cannot run a task built from a Dockerfile: one line naming the option
+    out = tmp_path / "local"
+    proc = _agentrig(tmp_path, fake_openai_server, "run", str(task), "--agent", "scripted", *MODEL, "--output", str(out))
+    assert proc.returncode == 1 and "Traceback" not in proc.stderr
+    assert "task 'word-count' (harbor format) runs in a container built from its Dockerfile: pass --runtime docker" in proc.stderr
+
+    # a reward that is not a number: the verifier broke, no verdict on the agent
+    (task / "tests" / "test.sh").write_text("#!/bin/bash\necho 'all good' > /logs/verifier/reward.txt\n")
+    out = tmp_path / "notanumber"
+    proc = _agentrig(tmp_path, fake_openai_server, "run", str(task), "--agent", "scripted", *MODEL, "--runtime", "docker",
+                     "--output", str(out))
+    assert "Traceback" not in proc.stderr
+    record = _evaluation(out, "word-count")
+    assert record.infrastructure_failure and record.passed is False and record.score is None
+    assert record.error == "/logs/verifier/reward.txt holds 'all good', not a number: the test script must write e.g. 1 or 0.5 (bash /tests/test.sh: it exited 0)"
+    assert _lines(out)["word-count"].status == "error"
+
+    # a test script that crashes before writing a reward
+    (task / "tests" / "test.sh").write_text("#!/bin/bash\nset -e\nfalse\necho 1 > /logs/verifier/reward.txt\n")
+    out = tmp_path / "crash"
+    proc = _agentrig(tmp_path, fake_openai_server, "run", str(task), "--agent", "scripted", *MODEL, "--runtime", "docker",
+                     "--output", str(out))
+    record = _evaluation(out, "word-count")
+    assert record.infrastructure_failure and record.exit_code == 1
+    assert record.error is not None and record.error.startswith("the test script wrote no reward")
+    assert _lines(out)["word-count"].status == "error"
