@@ -169,3 +169,19 @@ def test_bad_input_through_the_cli(tmp_path: Path, fake_openai_server) -> None: 
     assert record.infrastructure_failure and record.exit_code == 1
     assert record.error is not None and record.error.startswith("the test script wrote no reward")
     assert _lines(out)["word-count"].status == "error"
+
+
+def test_oracle_solves_every_fixture_task(tmp_path: Path, fake_openai_server) -> None:  # type: ignore[no-untyped-def]
+    dataset = tmp_path / "tasks"
+    shutil.copytree(FIXTURES, dataset)
+    out = tmp_path / "run"
+    proc = _agentrig(tmp_path, fake_openai_server, "run", str(dataset), "--agent", "oracle", "--runtime", "docker",
+                     "--output", str(out), "--jobs", "2")
+    assert proc.returncode == 0, proc.stderr
+    lines = _lines(out)
+    assert {name: (line.status, line.score) for name, line in lines.items()} == {
+        "word-count": ("passed", 1.0), "greeting": ("passed", 1.0), "tb-reverse": ("passed", 1.0)
+    }
+    assert _evaluation(out, "greeting").report == "verifier/reward.json"
+    assert (out / "word-count" / "task" / "snapshot" / "files" / "count.txt").read_text() == "4\n"
+    assert "3 solved" in proc.stdout

@@ -15,6 +15,7 @@ from __future__ import annotations
 import io
 import os
 import shutil
+import socket
 import tarfile
 import tempfile
 from pathlib import Path, PurePosixPath
@@ -127,7 +128,12 @@ def extract_image_directory(client: docker.DockerClient, image: str, path: str, 
 
     dest.parent.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=f".{dest.name}.", dir=dest.parent))
-    container = client.containers.create(image, command=["true"], labels={"agentrig": "1"})
+    from agentrig.runtime.docker import LABEL, LABEL_HOST, LABEL_PID, LABEL_START, _process_start_time
+
+    # owner labels: a sweep by another agentrig process leaves it alone; one left by a killed run is swept
+    pid = os.getpid()
+    labels = {LABEL: "1", LABEL_HOST: socket.gethostname(), LABEL_PID: str(pid), LABEL_START: _process_start_time(pid)}
+    container = client.containers.create(image, command=["true"], labels=labels)
     try:
         try:
             stream, _ = container.get_archive(path.rstrip("/") or "/")
