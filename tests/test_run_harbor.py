@@ -185,3 +185,31 @@ def test_oracle_solves_every_fixture_task(tmp_path: Path, fake_openai_server) ->
     assert _evaluation(out, "greeting").report == "verifier/reward.json"
     assert (out / "word-count" / "task" / "snapshot" / "files" / "count.txt").read_text() == "4\n"
     assert "3 solved" in proc.stdout
+
+
+def test_agent_timeout_of_the_task_stops_the_agent_and_the_verifier_still_runs(tmp_path: Path, fake_openai_server) -> None:  # type: ignore[no-untyped-def]
+    fake_openai_server.respond_with(testkit.solver())
+    root = tmp_path / "tasks"
+    task = root / "greeting"
+    shutil.copytree(FIXTURES / "greeting", task)
+    (task / "task.toml").write_text((task / "task.toml").read_text().replace("timeout_sec = 60.0", "timeout_sec = 15.0"))
+    with open(task / "instruction.md", "a") as handle:
+        handle.write("\n" + testkit.actions_line(testkit.bash("echo 'echo \"hello, $1\"' > greet.sh && sleep 120")) + "\n")
+    out = tmp_path / "run"
+    proc = _agentrig(tmp_path, fake_openai_server, "run", str(task), "--agent", "scripted", *MODEL, "--runtime", "docker",
+                     "--output", str(out))
+    assert "Traceback" not in proc.stderr, proc.stderr
+    inference = json.loads((out / "greeting" / "task" / "inference_result.json").read_text())
+    assert inference["stop_reason"] == "time_limit"
+    assert inference["elapsed"] < 60, "the task's [agent] timeout_sec ended the sleep, not the command's own timeout"
+    # what the agent wrote before the limit is verified as usual
+    record = _evaluation(out, "greeting")
+    trajectory = (out / "greeting" / "task" / "trajectory.jsonl").read_text()
+    assert (record.passed, record.score, record.infrastructure_failure) == (True, 1.0, False), trajectory
+
+    # an agent config's own time_limit wins over the task's
+    out = tmp_path / "own-limit"
+    proc = _agentrig(tmp_path, fake_openai_server, "run", str(task), "--agent", "scripted", *MODEL, "--runtime", "docker",
+                     "-c", "cost_limits.time_limit=25", "--output", str(out))
+    inference = json.loads((out / "greeting" / "task" / "inference_result.json").read_text())
+    assert inference["stop_reason"] == "time_limit" and 25 <= inference["elapsed"] < 60, proc.stderr

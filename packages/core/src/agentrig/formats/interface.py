@@ -182,6 +182,12 @@ class ProblemFormat(ABC):
         cannot run in ``runtime``."""
         return None
 
+    def agent_time_limit(self, problem: Problem, checkpoint: Checkpoint) -> float | None:
+        """Wall-clock seconds the benchmark gives the agent on ``checkpoint`` (a Harbor task's
+        ``[agent] timeout_sec``), or ``None`` (the default: no limit of the problem's own). The
+        runner enforces it as the agent's ``cost_limits.time_limit`` when the agent config sets none."""
+        return None
+
     # -- evaluation ------------------------------------------------------------------
 
     def test_command(self, problem: Problem, checkpoint: Checkpoint, context: EvaluationContext) -> TestCommand | None:

@@ -283,6 +283,16 @@ class _ProblemRun:
                 message=message,
             )
 
+    def _apply_time_limit(self, agent: Agent, checkpoint: Checkpoint) -> None:
+        """The format's own limit on the agent (a Harbor task's ``[agent] timeout_sec``) as
+        ``cost_limits.time_limit``, unless the agent config sets one (the config wins)."""
+        if self.config.cost_limits.time_limit:
+            return
+        from agentrig.formats.resolve import get_format
+
+        limit = get_format(self.problem.format).agent_time_limit(self.problem, checkpoint)
+        agent.cost_limits = agent.cost_limits.model_copy(update={"time_limit": limit or 0.0})
+
     def _checkpoint(self, index: int, checkpoint: Checkpoint, previous: Snapshot | None) -> tuple[Snapshot, bool]:
         assert self.agent is not None and self.workspace is not None
         agent = self.agent
@@ -299,6 +309,7 @@ class _ProblemRun:
         clock = time.monotonic()
 
         self.session.checkpoint = checkpoint
+        self._apply_time_limit(agent, checkpoint)
         result = lifecycle.run_checkpoint(agent, checkpoint, task, self.session.runtime)
         result.checkpoint_path = paths.root
         result.snapshot_dir = paths.snapshot

@@ -122,44 +122,72 @@ def extract_image_directory(client: docker.DockerClient, image: str, path: str, 
 
     Returns False (``dest`` left empty) when the image has no such directory.
     The copy is made in a sibling temporary directory and renamed into place,
-    so a killed process never leaves a half-extracted ``dest``.
+    so a killed process never leaves a half-extracted ``dest``. The container
+    it copies from is created (never started) through the low-level API and
+    made again when it vanishes before the copy is read (removed by another
+    party on the engine), up to :data:`EXTRACT_ATTEMPTS` times.
     """
     import docker.errors
 
     dest.parent.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=f".{dest.name}.", dir=dest.parent))
+    try:
+        for attempt in range(1, EXTRACT_ATTEMPTS + 1):
+            try:
+                found = _extract_once(client, image, path, staging)
+                break
+            except docker.errors.NotFound as exc:
+                if "no such container" not in str(exc).lower() or attempt == EXTRACT_ATTEMPTS:
+                    raise
+                shutil.rmtree(staging)
+                staging.mkdir()
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+    if dest.exists():
+        shutil.rmtree(dest)
+    os.replace(staging, dest)
+    return found
+
+
+#: How many times :func:`extract_image_directory` makes its container when it vanishes mid-copy.
+EXTRACT_ATTEMPTS = 3
+
+
+def _extract_once(client: docker.DockerClient, image: str, path: str, staging: Path) -> bool:
+    """One copy of ``path`` of ``image`` into the empty ``staging``; False when the image has no such path."""
+    import docker.errors
+
     from agentrig.runtime.docker import LABEL, LABEL_HOST, LABEL_PID, LABEL_START, _process_start_time
 
     # owner labels: a sweep by another agentrig process leaves it alone; one left by a killed run is swept
     pid = os.getpid()
     labels = {LABEL: "1", LABEL_HOST: socket.gethostname(), LABEL_PID: str(pid), LABEL_START: _process_start_time(pid)}
-    container = client.containers.create(image, command=["true"], labels=labels)
+    container_id = client.api.create_container(image, command=["true"], labels=labels)["Id"]
     try:
         try:
-            stream, _ = container.get_archive(path.rstrip("/") or "/")
-        except docker.errors.NotFound:
-            stream = None
-        if stream is not None:
-            with tempfile.TemporaryFile() as spool:
-                for block in stream:
-                    spool.write(block)
-                spool.seek(0)
-                with tarfile.open(fileobj=spool, mode="r:") as tar:
-                    members = []
-                    for member in tar.getmembers():
-                        parts = PurePosixPath(member.name).parts
-                        if len(parts) < 2 or member.isdev():
-                            continue  # the directory itself, devices
-                        member.name = "/".join(parts[1:])
-                        members.append(member)
-                    kwargs: dict[str, Any] = {"filter": "tar"} if hasattr(tarfile, "tar_filter") else {}
-                    tar.extractall(staging, members=members, **kwargs)
+            stream, _ = client.api.get_archive(container_id, path.rstrip("/") or "/")
+        except docker.errors.NotFound as exc:
+            if "no such container" in str(exc).lower():
+                raise
+            return False
+        with tempfile.TemporaryFile() as spool:
+            for block in stream:
+                spool.write(block)
+            spool.seek(0)
+            with tarfile.open(fileobj=spool, mode="r:") as tar:
+                members = []
+                for member in tar.getmembers():
+                    parts = PurePosixPath(member.name).parts
+                    if len(parts) < 2 or member.isdev():
+                        continue  # the directory itself, devices
+                    member.name = "/".join(parts[1:])
+                    members.append(member)
+                kwargs: dict[str, Any] = {"filter": "tar"} if hasattr(tarfile, "tar_filter") else {}
+                tar.extractall(staging, members=members, **kwargs)
+        return True
     finally:
         try:
-            container.remove(force=True)
+            client.api.remove_container(container_id, force=True)
         except docker.errors.APIError:
             pass
-    if dest.exists():
-        shutil.rmtree(dest)
-    os.replace(staging, dest)
-    return stream is not None

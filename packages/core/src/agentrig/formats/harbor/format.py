@@ -66,6 +66,10 @@ class HarborFormat(ProblemFormat):
             why = "timed out" if code is None else f"exited with {code}"
             raise SolutionError(f"{task.solution_script} of task '{task.name}' {why}" + (f": {last}" if last else ""))
 
+    def agent_time_limit(self, problem: Problem, checkpoint: Checkpoint) -> float | None:
+        """The task's ``[agent] timeout_sec`` (Terminal-Bench: ``max_agent_timeout_sec``)."""
+        return _task(problem).config.agent.timeout_sec
+
     def prepare_environment(
         self, problem: Problem, runtime: str, options: dict[str, Any] | None, scratch: Path
     ) -> ProblemEnvironment | None:
