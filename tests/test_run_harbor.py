@@ -213,3 +213,16 @@ def test_agent_timeout_of_the_task_stops_the_agent_and_the_verifier_still_runs(t
                      "-c", "cost_limits.time_limit=25", "--output", str(out))
     inference = json.loads((out / "greeting" / "task" / "inference_result.json").read_text())
     assert inference["stop_reason"] == "time_limit" and 25 <= inference["elapsed"] < 60, proc.stderr
+
+
+def test_an_agent_with_its_own_image_is_refused_on_tasks_that_bring_theirs(tmp_path: Path, fake_openai_server) -> None:  # type: ignore[no-untyped-def]
+    out = tmp_path / "run"
+    proc = _agentrig(tmp_path, fake_openai_server, "run", str(FIXTURES), "--agent", "claude_code", *MODEL,
+                     "--runtime", "docker", "--output", str(out))
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr
+    assert proc.stderr.strip().splitlines() == [
+        "agentrig: error: agent 'claude_code' runs in its own image (docker_template), which is not built over the "
+        "images harbor, terminal-bench problems bring yet: pick an agent without one (-c docker_template= if its "
+        "tool is already in the task's image)"
+    ]
+    assert not out.exists()

@@ -284,6 +284,15 @@ def run_command(args: argparse.Namespace) -> int:
         if not ("'image': Field required" in str(exc) and problems and all(_brings_image(p.format) for p in problems)):
             hint = " (pass --image IMAGE)" if "'image'" in str(exc) else ""
             raise CLIError(f"{exc}{hint}", status=2) from None
+    if getattr(config, "docker_template", None) and args.runtime == "docker":
+        own = sorted({p.format for p in problems if _brings_image(p.format)})
+        if own:
+            raise CLIError(
+                f"agent '{config.type}' runs in its own image (docker_template), which is not built over the "
+                f"images {', '.join(own)} problems bring yet: pick an agent without one (-c docker_template= "
+                "if its tool is already in the task's image)",
+                status=2,
+            )
     spec, plugin = registry.agent_spec(config.type)
     model = _resolve_model(args.model, args.models_dir, config.type, spec.needs_model)
     config = _with_model_settings(config, model)
