@@ -56,15 +56,16 @@ def _script_escapes(server: FakeModelServer, workspace: str) -> None:
     )
     server.add_tool_call("read_file", {"path": "link"})
     server.add_tool_call("bash", {"command": "ls ../../.. ; ls /"})
+    server.add_tool_call("bash", {"command": f"kill -0 {os.getpid()} && echo SIGNALLED"})  # the agentrig process
     server.add_tool_call("submit", {"answer": "probed"})
     server.add_tool_call("submit", {"answer": "done"})  # parent
 
 
-def _check_escapes_failed(agent, session: Session, *, root_listing_refused: bool) -> None:
+def _check_escapes_failed(agent, session: Session, *, root_listing_refused: bool, signals_scoped: bool) -> None:
     workspace = session.workspace.path
     (run,) = agent.subagent_runs
     results = [s for s in run.steps if isinstance(s, ToolUseStep)]
-    assert [s.tool for s in results] == ["bash"] * 5 + ["read_file", "bash", "submit"]
+    assert [s.tool for s in results] == ["bash"] * 5 + ["read_file", "bash", "bash", "submit"]
     for step in results[:4]:
         assert SECRET not in (step.result or ""), step
         assert step.exit_code != 0, step
@@ -73,6 +74,8 @@ def _check_escapes_failed(agent, session: Session, *, root_listing_refused: bool
     assert "secret.txt" not in (results[6].result or "")  # the parent's workspace cannot even be listed
     if root_listing_refused:
         assert "Permission denied" in (results[6].result or "")
+    if signals_scoped:  # Landlock ABI >= 6, or another pid namespace: the agentrig process cannot be signalled
+        assert "SIGNALLED" not in (results[7].result or "") and results[7].exit_code != 0
     for name in ("escaped.txt", "escaped_abs.txt", "evil"):
         assert not (workspace / name).exists(), name
     assert (workspace / "subagents/helper/001/mine.txt").read_text() == "ok\n"
@@ -91,7 +94,7 @@ def test_local_subagent_commands_cannot_escape(
     finally:
         agent.cleanup()
     assert result.stop_reason == "submitted" and not result.had_error
-    _check_escapes_failed(agent, session, root_listing_refused=True)
+    _check_escapes_failed(agent, session, root_listing_refused=True, signals_scoped=landlock_abi() >= 6)
     (run,) = agent.subagent_runs
     assert run.confinement == "landlock"
     assert "Permission denied" in next(s.result for s in run.steps if isinstance(s, ToolUseStep))
@@ -116,7 +119,7 @@ def test_docker_subagent_runs_in_a_container_holding_only_its_directory(
         finally:
             agent.cleanup()
         assert result.stop_reason == "submitted" and not result.had_error
-        _check_escapes_failed(agent, session, root_listing_refused=False)
+        _check_escapes_failed(agent, session, root_listing_refused=False, signals_scoped=True)
         (run,) = agent.subagent_runs
         assert run.confinement == "container"
         # the subagent's container is gone once its call returned
@@ -228,3 +231,20 @@ def test_a_symlink_planted_as_the_call_directory_is_refused(
     assert step.is_error and step.metadata["status"] == "unavailable"
     assert "leads outside the workspace" in step.result
     assert list(outside.iterdir()) == [] and len(server.model_requests) == 2
+
+
+def test_landlock_launcher_reports_like_a_shell(landlock: None, nested_session: Session) -> None:
+    sub = nested_session.workspace.path / "sub"
+    sub.mkdir()
+    runtime, _ = confine(nested_session.runtime, sub, "strict")
+    try:
+        missing = runtime.exec(["no-such-program-xyz", "arg"])
+        assert missing.exit_code == 127 and "agentrig: command not found: no-such-program-xyz" in missing.stderr
+        argv = runtime.exec(["sh", "-c", 'printf "%s|" "$@"; echo "$HOME" "$TMPDIR"', "sh", "a b", "--rw"])
+        assert argv.exit_code == 0
+        words, _, dirs = argv.stdout.partition("|--rw|")
+        assert words == "a b" and dirs.split() == [str(runtime.private)] * 2  # a private HOME and TMPDIR
+        assert runtime.exec("echo $HOME > out.txt; ls $HOME").exit_code == 0  # readable and writable
+    finally:
+        runtime.cleanup()
+    assert not runtime.private.exists()

@@ -26,7 +26,6 @@ Three kinds of confinement, strongest first:
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 import tempfile
@@ -206,7 +205,9 @@ class LandlockRuntime(_View):
             if str(real) not in readable:
                 readable.append(str(real))
         self.readable = readable
-        self._spec = json.dumps({"rw": [str(self.directory), str(self.private)], "ro": readable, "devices": ["/dev"]})
+        self._spec: list[str] = ["--rw", str(self.directory), "--rw", str(self.private), "--dev", "/dev"]
+        for path in readable:
+            self._spec += ["--ro", path]
 
     @property
     def workdir(self) -> str:
@@ -224,7 +225,7 @@ class LandlockRuntime(_View):
         cwd: str | None = None,
     ) -> RuntimeProcess:
         """Start ``command`` under the Landlock launcher, in the directory unless ``cwd`` says otherwise."""
-        argv = [sys.executable, "-I", "-S", "-c", _launcher_source(), self._spec, "--", *to_argv(command)]
+        argv = [sys.executable, "-I", "-S", "-c", _launcher_source(), *self._spec, "--", *to_argv(command)]
         environment = {"HOME": str(self.private), "TMPDIR": str(self.private), **(env or {})}
         directory = self.workdir if cwd is None else os.path.join(self.workdir, cwd)
         return self._track(

@@ -2,7 +2,8 @@
 
 This file is self-contained (standard library only) on purpose: it is also run
 as the launcher of every confined command, ``python -I -S -c <this file's text>
-SPEC -- ARGV...``, which restricts itself and then ``exec``s ``ARGV``. The
+[--rw DIR | --ro DIR | --dev DIR]... -- ARGV...``, which restricts itself and then
+``exec``s ``ARGV`` (no ``json`` or ``re``: each import costs start-up time). The
 restriction is the kernel's, needs no privilege, is inherited by every
 descendant and cannot be lifted: the command can read, write and run files only
 beneath the ``rw`` directories, read and run files beneath the ``ro`` ones, and
@@ -12,7 +13,6 @@ beneath the ``rw`` directories, read and run files beneath the ``ro`` ones, and
 from __future__ import annotations
 
 import ctypes
-import json
 import os
 import sys
 
@@ -111,24 +111,29 @@ def restrict(rw: list[str], ro: list[str], devices: list[str]) -> int:
 
 
 def _main(argv: list[str]) -> None:
-    """``SPEC -- ARGV...``: restrict as ``SPEC`` (JSON: rw, ro, devices) says, then exec ``ARGV``."""
-    if len(argv) < 3 or argv[1] != "--":
-        sys.stderr.write("agentrig landlock launcher: usage: SPEC -- COMMAND...\n")
+    """``[--rw DIR | --ro DIR | --dev DIR]... -- ARGV...``: restrict, then exec ``ARGV``."""
+    paths: dict[str, list[str]] = {"--rw": [], "--ro": [], "--dev": []}
+    index = 0
+    while index + 1 < len(argv) and argv[index] in paths:
+        paths[argv[index]].append(argv[index + 1])
+        index += 2
+    if index >= len(argv) or argv[index] != "--" or index + 1 >= len(argv):
+        sys.stderr.write("agentrig landlock launcher: usage: [--rw DIR | --ro DIR | --dev DIR]... -- COMMAND...\n")
         os._exit(2)
-    spec = json.loads(argv[0])
-    program = _which(argv[2])  # before restricting: the lookup imports modules the sandbox may hide
+    command = argv[index + 1 :]
+    program = _which(command[0])  # before restricting: the sandbox may hide directories of PATH
     if program is None:
-        sys.stderr.write(f"agentrig: command not found: {argv[2]}\n")
+        sys.stderr.write(f"agentrig: command not found: {command[0]}\n")
         os._exit(127)
     try:
-        restrict(spec["rw"], spec["ro"], spec["devices"])
+        restrict(paths["--rw"], paths["--ro"], paths["--dev"])
     except OSError as exc:
         sys.stderr.write(f"agentrig: cannot confine the command with Landlock: {exc}\n")
         os._exit(126)
     try:
-        os.execv(program, argv[2:])
+        os.execv(program, command)
     except OSError as exc:
-        sys.stderr.write(f"agentrig: {argv[2]}: {exc.strerror}\n")
+        sys.stderr.write(f"agentrig: {command[0]}: {exc.strerror}\n")
         os._exit(127 if isinstance(exc, FileNotFoundError) else 126)
 
 
