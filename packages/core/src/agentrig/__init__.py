@@ -22,6 +22,7 @@ _EXPORTS: dict[str, str] = {
     "ExecutorError": "agentrig.executors.interface",
     "ExecutorUnavailableError": "agentrig.executors.interface",
     "ProblemFormatSpec": "agentrig.specs",
+    "DatasetSpec": "agentrig.specs",
     "ProblemFormat": "agentrig.formats.interface",
     "ProblemError": "agentrig.problem",
     "Agent": "agentrig.agent",
@@ -117,7 +118,14 @@ if TYPE_CHECKING:
     )
     from agentrig.formats.interface import ProblemFormat
     from agentrig.problem import ProblemError
-    from agentrig.specs import AgentSpec, ExecutorSpec, ProblemFormatSpec, RuntimeSpec, StreamParserSpec
+    from agentrig.specs import (
+        AgentSpec,
+        DatasetSpec,
+        ExecutorSpec,
+        ProblemFormatSpec,
+        RuntimeSpec,
+        StreamParserSpec,
+    )
     from agentrig.stream import StreamParser
     from agentrig.trajectory import (
         AgentTextStep,

@@ -1,5 +1,5 @@
 """The core's own plugin: the ``local`` and ``docker`` runtimes, the ``local`` executor, the core's
-problem formats and the ``oracle`` agent.
+problem formats, the ``oracle`` agent and the ``starter`` dataset.
 
 Registered through the ``agentrig`` entry-point group exactly as a third
 party registers ``podman`` or ``k8s``; nothing here imports a runtime or a format.
@@ -8,7 +8,7 @@ party registers ``podman`` or ``k8s``; nothing here imports a runtime or a forma
 from __future__ import annotations
 
 from agentrig.markers import hookimpl
-from agentrig.specs import AgentSpec, ExecutorSpec, ProblemFormatSpec, RuntimeSpec
+from agentrig.specs import AgentSpec, DatasetSpec, ExecutorSpec, ProblemFormatSpec, RuntimeSpec
 
 
 @hookimpl
@@ -79,3 +79,17 @@ def agentrig_agents() -> list[AgentSpec]:
             needs_model=False,
         )
     ]
+
+
+@hookimpl
+def agentrig_datasets() -> list[DatasetSpec]:
+    """The core's example dataset: three small problems, each checkpoint with a reference solution."""
+    return [
+        DatasetSpec(
+            name="starter",
+            version="0.1.0",
+            description="Three small Python problems with reference solutions (--agent oracle passes them).",
+            path="agentrig.datasets:starter",
+        )
+    ]
+

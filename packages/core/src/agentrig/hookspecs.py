@@ -1,7 +1,7 @@
 """The hook specifications of agentrig.
 
 Construction hooks (``agentrig_agents``, ``agentrig_runtimes``,
-``agentrig_stream_parsers``, ``agentrig_problem_formats``) declare what a plugin provides, by import path;
+``agentrig_stream_parsers``, ``agentrig_problem_formats``, ``agentrig_datasets``) declare what a plugin provides, by import path;
 they must be cheap and import nothing heavy. Lifecycle hooks observe an agent
 while it runs; their return values are ignored.
 """
@@ -16,7 +16,14 @@ if TYPE_CHECKING:
     from agentrig.agent import Agent, CheckpointInferenceResult
     from agentrig.problem import Checkpoint
     from agentrig.session import Session
-    from agentrig.specs import AgentSpec, ExecutorSpec, ProblemFormatSpec, RuntimeSpec, StreamParserSpec
+    from agentrig.specs import (
+        AgentSpec,
+        DatasetSpec,
+        ExecutorSpec,
+        ProblemFormatSpec,
+        RuntimeSpec,
+        StreamParserSpec,
+    )
     from agentrig.trajectory import TrajectoryStep
 
 
@@ -69,6 +76,18 @@ def agentrig_problem_formats() -> list[ProblemFormatSpec]:
     :class:`agentrig.formats.interface.ProblemFormat`) is named by import path
     and imported only when a problem directory is examined. The core declares
     ``agentrig`` (``problem.yaml``) and ``slopcode`` through this same hook.
+    """
+
+
+@hookspec
+def agentrig_datasets() -> list[DatasetSpec]:
+    """Declare the datasets (directories of problems) this plugin ships.
+
+    Called once when datasets are listed or a ``dataset:NAME[@VERSION]`` is run
+    (``agentrig datasets list``, ``agentrig run dataset:NAME``). Return a list of
+    :class:`agentrig.DatasetSpec`; the directory is named as
+    ``"package:relative/dir"`` and found without importing the package. The
+    core ships its ``starter`` dataset through this same hook.
     """
 
 

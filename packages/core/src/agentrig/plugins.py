@@ -32,6 +32,7 @@ from agentrig.errors import PluginError, UnknownAgentError
 from agentrig.markers import PROJECT_NAME
 from agentrig.specs import (
     AgentSpec,
+    DatasetSpec,
     ExecutorSpec,
     ProblemFormatSpec,
     RuntimeSpec,
@@ -224,6 +225,7 @@ class PluginRegistry:
             info.error = self._load_errors.setdefault(name, info.error)
         specs: dict[str, dict[str, Any]] = {
             "agents": {}, "runtimes": {}, "stream_parsers": {}, "executors": {}, "problem_formats": {},
+            "datasets": {},
         }
         kinds = (
             ("agents", "agentrig_agents", AgentSpec, ("config", "agent")),
@@ -231,6 +233,7 @@ class PluginRegistry:
             ("stream_parsers", "agentrig_stream_parsers", StreamParserSpec, ("parser",)),
             ("executors", "agentrig_executors", ExecutorSpec, ("executor",)),
             ("problem_formats", "agentrig_problem_formats", ProblemFormatSpec, ("loader",)),
+            ("datasets", "agentrig_datasets", DatasetSpec, ("path",)),
         )
         order = {name: i for i, name in enumerate(self._plugins)}
         for kind, hook_name, spec_type, path_fields in kinds:
@@ -265,7 +268,8 @@ class PluginRegistry:
             fail(f"{hook_name}() must return a list of {spec_type.__name__}")
             return
         for spec in declared:
-            name = spec.name  # type: ignore[attr-defined]
+            # versions of one dataset may come from different distributions
+            name = spec.ref if isinstance(spec, DatasetSpec) else spec.name  # type: ignore[attr-defined]
             if name in into:
                 other = into[name][1]
                 fail(
@@ -366,6 +370,11 @@ class PluginRegistry:
     def problem_format_specs(self) -> dict[str, ProblemFormatSpec]:
         """Every declared problem format by name, in declaration order (the core's first)."""
         return {name: spec for name, (spec, _) in self._collect()["problem_formats"].items()}
+
+    def dataset_specs(self) -> list[tuple[DatasetSpec, PluginInfo]]:
+        """Every declared dataset version with the plugin that ships it, by name then declaration order."""
+        found = self._collect()["datasets"].values()
+        return sorted(found, key=lambda pair: pair[0].name)
 
     def fire(self, hook_name: str, **kwargs: Any) -> None:
         """Call a lifecycle hook; a failing implementation is logged, not fatal (strict: raised)."""

@@ -141,3 +141,39 @@ class ProblemFormatSpec(_Spec):
 
     loader: str
     _import_paths = ("loader",)
+
+
+_DATA_PATH = re.compile(r"^[A-Za-z_][\w]*(\.[A-Za-z_][\w]*)*:[^/\\].*$")
+
+
+@dataclass(frozen=True, kw_only=True)
+class DatasetSpec(_Spec):
+    """A dataset (a directory of problems) a plugin ships inside its package.
+
+    ``path`` is ``"package:relative/dir"``: the directory ``relative/dir`` inside
+    the installed package ``package`` (found without importing the package).
+    ``version`` tells versions of one dataset apart (``dataset:NAME@VERSION``);
+    ``format`` forces a problem format for every problem of the dataset (``None``:
+    each problem's format is detected).
+    """
+
+    version: str
+    path: str
+    format: str | None = None
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        if not isinstance(self.version, str) or not _NAME.match(self.version):
+            raise ValueError(f"version: {self.version!r} must be letters, digits, '_', '.' or '-'")
+        if not isinstance(self.path, str) or not _DATA_PATH.match(self.path):
+            raise ValueError(f"path: {self.path!r} is not of the form 'package:relative/dir'")
+        if ".." in self.path.partition(":")[2].replace("\\", "/").split("/"):
+            raise ValueError(f"path: {self.path!r} must stay inside its package (no '..')")
+        if self.format is not None and (not isinstance(self.format, str) or not _NAME.match(self.format)):
+            raise ValueError(f"format: {self.format!r} must be a format name or None")
+
+    @property
+    def ref(self) -> str:
+        """``NAME@VERSION``, how ``agentrig run dataset:...`` names this dataset exactly."""
+        return f"{self.name}@{self.version}"
+

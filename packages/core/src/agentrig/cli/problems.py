@@ -32,7 +32,7 @@ def add_parser(subparsers: Any) -> None:
     listing = commands.add_parser(
         "list", help="format, name, checkpoints, tests and reference solution of every problem under PATH"
     )
-    listing.add_argument("path", metavar="PATH", help="a problem directory or a dataset (a directory of problems)")
+    listing.add_argument("path", metavar="PATH", help="a problem directory, a dataset (a directory of problems) or dataset:NAME[@VERSION]")
     listing.add_argument("--format", dest="problem_format", help="only problems of this format")
     listing.add_argument("--problem", dest="include", action="append", default=[], metavar="GLOB")
     listing.add_argument("-x", "--exclude", dest="exclude", action="append", default=[], metavar="GLOB")

@@ -21,7 +21,8 @@ def add_parser(subparsers: Any) -> None:
     )
     parser.add_argument(
         "problems", nargs="+", metavar="PROBLEM",
-        help="problem directory (problem.yaml, a SlopCodeBench problem, ...) or a dataset: a directory of problems",
+        help="problem directory (problem.yaml, a SlopCodeBench problem, ...), a dataset (a directory of problems),"
+        " or dataset:NAME[@VERSION] (installed with a distribution; see `agentrig datasets list`)",
     )
     parser.add_argument("--format", dest="problem_format", help="the problems' format (default: detected; see `agentrig problems list`)")
     parser.add_argument(
@@ -311,6 +312,7 @@ def run_command(args: argparse.Namespace) -> int:
         runtime=RuntimeRecord(name=args.runtime, image=args.image, options=runtime_options),
         problems=[p.name for p in problems],
         settings=settings,
+        datasets=_dataset_refs(args.problems),
     )
     request = RunRequest(
         problems=[p.path for p in problems],
@@ -341,6 +343,13 @@ def run_command(args: argparse.Namespace) -> int:
         return _run_prepared(args, request, identity, plugin, executor)
     finally:
         executor.close()
+
+
+def _dataset_refs(paths: list[str]) -> list[str]:
+    """``NAME@VERSION`` of every ``dataset:`` argument (resolved already by ``load_problems``)."""
+    from agentrig.datasets.resolve import find_dataset, is_dataset_ref
+
+    return [find_dataset(p).ref for p in paths if is_dataset_ref(p)]
 
 
 def _run_prepared(args: argparse.Namespace, request: Any, identity: Any, plugin: Any, executor: Any) -> int:

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from agentrig.datasets.resolve import find_dataset, is_dataset_ref
 from agentrig.problem import Problem, ProblemError
 
 if TYPE_CHECKING:
@@ -127,11 +128,15 @@ def find_problems(
     """The problems at ``path``: the directory itself when a format detects it, else every
     problem below it (a dataset), sorted by relative path.
 
-    ``format`` forces one format; ``include`` / ``exclude`` are globs matched
+    ``path`` may be ``dataset:NAME[@VERSION]`` (an installed dataset, whose spec may force a
+    format). ``format`` forces one format; ``include`` / ``exclude`` are globs matched
     against a problem's directory name and its relative path (``--problem`` /
     ``-x``). Raises :class:`ProblemError` when nothing is found (naming the
     formats tried) or the filters leave nothing.
     """
+    if is_dataset_ref(path):  # dataset:NAME[@VERSION], installed with a distribution
+        dataset = find_dataset(str(path), registry)
+        path, format = dataset.path or path, format or dataset.spec.format
     root = Path(path)
     if root.is_file() and root.name in ("problem.yaml", "problem.yml"):
         root = root.parent

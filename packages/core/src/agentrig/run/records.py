@@ -239,6 +239,7 @@ class RunIdentity(_Record):
     runtime: RuntimeRecord
     problems: list[str]
     settings: RunSettings = Field(default_factory=RunSettings)
+    datasets: list[str] = Field(default_factory=list)  # installed datasets run, as NAME@VERSION
 
     def differences(self, other: RunIdentity) -> list[str]:
         """Names of the settings that differ from ``other``, for an error message."""
@@ -259,6 +260,8 @@ class RunIdentity(_Record):
             out.append(f"runtime '{other.runtime.name}' vs '{self.runtime.name}'")
         if self.problems != other.problems:
             out.append(f"problems {other.problems} vs {self.problems}")
+        if self.datasets != other.datasets:
+            out.append(f"datasets {other.datasets} vs {self.datasets}")
         if self.settings != other.settings:
             mine, theirs = self.settings.model_dump(), other.settings.model_dump()
             out.append(f"run settings ({', '.join(k for k in mine if mine[k] != theirs[k])})")

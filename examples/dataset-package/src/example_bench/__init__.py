@@ -1,0 +1,1 @@
+"""example-bench: an agentrig dataset shipped as package data (see plugin.py)."""

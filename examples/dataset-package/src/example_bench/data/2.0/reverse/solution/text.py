@@ -1,0 +1,2 @@
+def reverse_words(s: str) -> str:
+    return " ".join(reversed(s.split()))
