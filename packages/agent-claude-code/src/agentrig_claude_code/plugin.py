@@ -14,6 +14,7 @@ def agentrig_agents() -> list[agentrig.AgentSpec]:
             description="Anthropic's Claude Code CLI (pinned npm version), driven through stream-json.",
             config="agentrig_claude_code.config:ClaudeCodeConfig",
             agent="agentrig_claude_code.agent:ClaudeCodeAgent",
+            needs_model=True,  # refused up front without --model
         )
     ]
 

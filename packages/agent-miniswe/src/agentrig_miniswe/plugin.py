@@ -14,5 +14,6 @@ def agentrig_agents() -> list[agentrig.AgentSpec]:
             description="mini-swe-agent's DefaultAgent (bash-only loop), run in agentrig's runtimes.",
             config="agentrig_miniswe.config:MiniSweConfig",
             agent="agentrig_miniswe.agent:MiniSweAgent",
+            needs_model=True,  # refused up front without --model
         )
     ]

@@ -14,5 +14,6 @@ def agentrig_agents() -> list[agentrig.AgentSpec]:
             description="Tool-calling ReAct loop: bash, file tools and subagents over OpenAI or Anthropic.",
             config="agentrig_react.config:ReactConfig",
             agent="agentrig_react.agent:ReactAgent",
+            needs_model=True,  # refused up front without --model
         )
     ]
