@@ -359,7 +359,8 @@ class _ProblemRun:
             elapsed=time.monotonic() - clock,
             started=started,
             completed=utcnow(),
-            score=evaluation.score if evaluation.command is not None else None,
+            # a score only where the tests gave more than an exit code (per-test results or a reward)
+            score=evaluation.score if evaluation.counts is not None or evaluation.report is not None else None,
             policy=evaluation.policy,
             infrastructure_failure=evaluation.infrastructure_failure,
             tests=evaluation.counts,
