@@ -167,7 +167,7 @@ def replay_checkpoint(checkpoint_dir: Path, *, keep: Path | None = None) -> Repl
             lifecycle.setup_agent(agent, session)
             try:
                 if replies.is_file() or identity.model is None:
-                    result = lifecycle.run_checkpoint(agent, checkpoint, problem.prompt_text(checkpoint))
+                    result = lifecycle.run_checkpoint(agent, checkpoint, problem.prompt_text(checkpoint), session.runtime)
                 else:
                     result = agent.run_replay(checkpoint_dir)
             finally:

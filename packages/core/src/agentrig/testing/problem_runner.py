@@ -122,7 +122,7 @@ def run_agent_on_problem(
             for checkpoint in selected:
                 steps.clear()
                 prompt = resolved.prompt_text(checkpoint)
-                result = lifecycle.run_checkpoint(agent, checkpoint, prompt)
+                result = lifecycle.run_checkpoint(agent, checkpoint, prompt, session.runtime)
                 checkpoint_dir = work_dir / checkpoint.name
                 artifacts = checkpoint_dir / "agent"
                 artifacts.mkdir(parents=True, exist_ok=True)
