@@ -82,3 +82,27 @@ def test_agents_list_imports_no_report_or_view() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60).stdout
     assert "LOADED []" in out
+
+
+def test_view_serves_on_loopback_until_interrupted(tmp_path: Path) -> None:
+    import signal
+    import urllib.request
+
+    run = outcome_run(tmp_path / "run")
+    agentrig = str(Path(sys.executable).with_name("agentrig"))
+    proc = subprocess.Popen([agentrig, "view", str(run), "--no-open"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        line = proc.stdout.readline()
+        match = re.match(r"agentrig view: serving (http://127\.0\.0\.1:(\d+)/) \(Ctrl-C to stop\)", line)
+        assert match, line
+        with urllib.request.urlopen(match.group(1), timeout=30) as response:
+            body = response.read().decode()
+        assert response.status == 200 and "fixture-run" in body and 'href="runs/1/alpha/first.html"' in body
+        with urllib.request.urlopen(match.group(1) + "assets/uplot/uPlot.iife.min.js", timeout=30) as response:
+            assert response.headers["Content-Type"].startswith("text/javascript")
+        proc.send_signal(signal.SIGINT)
+        assert proc.wait(timeout=30) == 0
+        assert "Traceback" not in proc.stderr.read()
+    finally:
+        proc.kill()
+        proc.wait()
