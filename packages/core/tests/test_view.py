@@ -106,3 +106,18 @@ def test_view_serves_on_loopback_until_interrupted(tmp_path: Path) -> None:
     finally:
         proc.kill()
         proc.wait()
+
+
+def test_every_link_of_a_static_report_resolves(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from agentrig.testing.runs import write_run as write
+
+    runs = [outcome_run(tmp_path / "a"), write(tmp_path / "b", {"alpha": [CheckpointPlan("first", "failed"),
+                                                                          CheckpointPlan("second", "interrupted"),
+                                                                          CheckpointPlan("third", "pending")]})]
+    out = tmp_path / "report"
+    assert main(["view", *map(str, runs), "--out", str(out)]) == 0
+    for page in out.rglob("*.html"):
+        for link in re.findall(r'(?:href|src)="([^"#]+)"', page.read_text()):
+            if link.startswith("data:"):
+                continue
+            assert (page.parent / link).resolve().is_file(), f"{page.relative_to(out)} links to missing {link}"

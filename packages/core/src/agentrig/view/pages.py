@@ -122,10 +122,14 @@ def index_page(runs: list[LoadedRun]) -> dict[str, Any]:
     changes = []
     if comparison is not None:
         for change in comparison.changes:
+            def page_of(run: int, status: str) -> str | None:
+                no_page = status in ("missing", "pending")
+                return None if no_page else checkpoint_page(run, change.problem, change.checkpoint)
+
             changes.append({
                 "change": change,
-                "before": checkpoint_page(1, change.problem, change.checkpoint),
-                "after": checkpoint_page(change.run, change.problem, change.checkpoint),
+                "before": page_of(1, change.before),
+                "after": page_of(change.run, change.after),
             })
     time_split = []
     for run in runs:  # results.jsonl splits a checkpoint's time into the agent's and the evaluation's
