@@ -65,7 +65,7 @@ def print_run(summary: Any) -> None:
     if rows:
         print_table(headers, rows)
     for problem in summary.problems:
-        if problem.status not in ("completed",):
+        if problem.status not in ("completed", "unknown"):
             print(f"{problem.name}: {problem.status}" + (f": {problem.error}" if problem.error else ""))
     print(summary.totals.line())
     problems_line = summary.problems_line()

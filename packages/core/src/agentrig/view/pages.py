@@ -71,7 +71,7 @@ def run_card(index: int, run: LoadedRun) -> dict[str, Any]:
         "image": record.identity.runtime.agent_image or record.identity.runtime.image if record else None,
         "started": record.started.strftime("%Y-%m-%d %H:%M:%S UTC") if record else "?",
         "elapsed": seconds(record.elapsed) if record else "",
-        "problems_failed": [p for p in summary.problems if p.status not in ("completed",)],
+        "problems_failed": [p for p in summary.problems if p.status not in ("completed", "unknown")],
     }
 
 
