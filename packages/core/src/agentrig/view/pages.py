@@ -179,11 +179,23 @@ def _fold(text: str) -> tuple[bool, int]:
 
 
 def _arguments(arguments: Any) -> str:
+    """Tool arguments as people read them: a lone command as is, else ``key: value`` lines with
+    strings raw (a file's content keeps its line breaks) and other values as JSON."""
     if isinstance(arguments, str):
         return arguments
-    if isinstance(arguments, dict) and set(arguments) == {"command"} and isinstance(arguments["command"], str):
+    if not isinstance(arguments, dict):
+        return json.dumps(arguments, indent=2, ensure_ascii=False)
+    if set(arguments) == {"command"} and isinstance(arguments["command"], str):
         return arguments["command"]
-    return json.dumps(arguments, indent=2, ensure_ascii=False)
+    lines = []
+    for key, value in arguments.items():
+        if isinstance(value, str) and "\n" in value:
+            lines.append(f"{key}:\n" + "\n".join("  " + line for line in value.rstrip("\n").split("\n")))
+        elif isinstance(value, str):
+            lines.append(f"{key}: {value}")
+        else:
+            lines.append(f"{key}: {json.dumps(value, ensure_ascii=False)}")
+    return "\n".join(lines)
 
 
 def step_views(detail: CheckpointDetail) -> tuple[list[StepView], dict[str, Any]]:
@@ -304,7 +316,22 @@ def checkpoint_page_context(run_index: int, run: LoadedRun, detail: CheckpointDe
         if position + 1 < len(problem_entries) and problem_entries[position + 1].state != "pending" else None,
     }
     inference = detail.inference
+    evaluation_summary = []
+    if evaluation is not None:
+        counts = getattr(evaluation, "counts", None)
+        if counts is not None:
+            text = f"tests {counts.passed}/{counts.total} passed"
+            for number, word in ((counts.failed, "failed"), (counts.errors, "errors"), (counts.skipped, "skipped")):
+                if number:
+                    text += f", {number} {word}"
+            evaluation_summary.append(text)
+        score = getattr(evaluation, "score", None)
+        if score is not None and (counts is not None or score not in (0.0, 1.0)):
+            evaluation_summary.append(f"score {score:.3f}")
+        if getattr(evaluation, "policy", None):
+            evaluation_summary.append(f"policy {evaluation.policy}")
     return {
+        "evaluation_summary": " · ".join(evaluation_summary),
         "run_index": run_index,
         "run": {"run_id": run.name, "agent": run.agent, "model": run.model},
         "entry": entry,
