@@ -323,8 +323,10 @@ class ConformanceRun(BaseModel):
         return [e.kind for e in self.events if not e.kind.startswith("hook:")]
 
 
-def _child_pids(pid: int) -> set[int]:
-    """Live (non-zombie) descendants of ``pid`` (Linux ``/proc``)."""
+def _child_pids(pid: int, skip: frozenset[int] = frozenset()) -> set[int]:
+    """Live (non-zombie) descendants of ``pid`` (Linux ``/proc``), not counting the processes in
+    ``skip`` nor anything below them (what other tests of the same process started, e.g. a
+    browser that spawns helper processes of its own while this test runs)."""
     found: set[int] = set()
     todo = [pid]
     while todo:
@@ -335,7 +337,7 @@ def _child_pids(pid: int) -> set[int]:
             except OSError:
                 continue
             for child in map(int, children):
-                if child not in found and _state(child) not in ("Z", "X", None):
+                if child not in found and child not in skip and _state(child) not in ("Z", "X", None):
                     found.add(child)
                     todo.append(child)
     return found
@@ -659,11 +661,11 @@ class AgentConformance:
 
     def test_no_process_outlives_cleanup(self, conformance: Callable[..., ConformanceRun]) -> None:
         """After cleanup no process the agent started is still running."""
-        before = _child_pids(os.getpid())
+        before = frozenset(_child_pids(os.getpid()))
         conformance().finished()
         deadline = time.monotonic() + self.process_grace
         while True:
-            leaked = _child_pids(os.getpid()) - before
+            leaked = _child_pids(os.getpid(), skip=before)
             if not leaked or time.monotonic() > deadline:
                 break
             time.sleep(0.05)
