@@ -18,7 +18,7 @@ which is not installed here, so it runs in its text-based mode
 (``config/default.yaml``, ``mswea_bash_command`` blocks); react is measured in
 both its native tool-calling mode and its text mode.
 
-Run: ``hatch run python bench/bench_react_overhead.py [--steps 20] [--rounds 7]``.
+Run: ``hatch run all:python bench/bench_react_overhead.py [--steps 20] [--rounds 7]``.
 Target: react's overhead per step <= 0.5x mini-swe-agent's (median of rounds).
 """
 

@@ -11,9 +11,7 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
-import sys
 import time
 from pathlib import Path
 
@@ -22,28 +20,9 @@ import pytest
 from agentrig.testing.fake_server import FakeModelServer
 from agentrig.testing.packaging import create_venv, pip_install, venv_bin
 
-pytestmark = [pytest.mark.slow, pytest.mark.timeout(900)]
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(900), pytest.mark.xdist_group("wheelhouse")]
 
 KEY = "sk-test-miniswe-install"
-
-
-def _install(python: Path, requirements: list[str]) -> None:
-    """Install with uv when it is there (what hatch uses; seconds with its cache), else with pip."""
-    uv = shutil.which("uv")
-    if uv is None:
-        pip_install(python, requirements)
-        return
-    result = subprocess.run([uv, "pip", "install", "-q", "--python", str(python), *requirements],
-                            capture_output=True, text=True, timeout=840)
-    assert result.returncode == 0, result.stderr[-2000:]
-
-
-def _venv(path: Path) -> Path:
-    uv = shutil.which("uv")
-    if uv is None:
-        return create_venv(path)
-    subprocess.run([uv, "venv", "-q", "--python", sys.executable, str(path)], check=True, timeout=120)
-    return path / "bin" / "python"
 
 
 def _problem(root: Path) -> Path:
@@ -69,8 +48,8 @@ def _run(python: Path, problem: Path, out: Path, server: FakeModelServer) -> sub
 def test_litellm_tool_calls_from_the_package_alone(
     wheelhouse: dict[str, Path], tmp_path: Path, fake_openai_server: FakeModelServer
 ) -> None:
-    python = _venv(tmp_path / "env")
-    _install(python, [str(wheelhouse["core"]), str(wheelhouse["agent-miniswe"])])
+    python = create_venv(tmp_path / "env")
+    pip_install(python, [wheelhouse["core"], wheelhouse["agent-miniswe"]])
     problem = _problem(tmp_path / "problems")
 
     # Without the extra: one line at set-up naming it, no model call, no minutes of retries.
@@ -82,7 +61,7 @@ def test_litellm_tool_calls_from_the_package_alone(
     assert time.monotonic() - started < 120, "set-up must refuse before any model call is retried"
 
     # With the extra, as a user installs it.
-    _install(python, [f"agentrig-miniswe[litellm] @ {wheelhouse['agent-miniswe'].as_uri()}"])
+    pip_install(python, [f"agentrig-miniswe[litellm] @ {wheelhouse['agent-miniswe'].as_uri()}"])
     fake_openai_server.add_reply("", tool_calls=[{"name": "bash", "arguments": {"command": "echo hi > hi.txt"}}])
     fake_openai_server.add_reply(
         "", tool_calls=[{"name": "bash", "arguments": {"command": "echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT"}}]

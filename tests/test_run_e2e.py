@@ -42,7 +42,7 @@ def calc_problem(root: Path, name: str = "calc", second: str = ADD_MUL_WRONG) ->
     )
 
 
-def agentrig(tmp_path: Path, server, *args: str, timeout: float = 60) -> subprocess.CompletedProcess[str]:  # type: ignore[no-untyped-def]
+def agentrig(tmp_path: Path, server, *args: str, timeout: float = 180) -> subprocess.CompletedProcess[str]:  # type: ignore[no-untyped-def]
     return subprocess.run(
         [testkit.agentrig_bin(), *args],
         env=testkit.cli_env(tmp_path, server.base_url),
@@ -151,7 +151,7 @@ def test_kill_9_during_checkpoint_2_then_resume(tmp_path: Path, fake_openai_serv
     runner = subprocess.Popen([testkit.agentrig_bin(), *args], env=testkit.cli_env(tmp_path, fake_openai_server.base_url),
                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=tmp_path)
     try:
-        deadline = time.monotonic() + 30
+        deadline = time.monotonic() + 120  # a deadline for a hang, not a speed limit: the suite runs in parallel
         while not stalled and time.monotonic() < deadline:
             time.sleep(0.05)
         assert stalled, "checkpoint 2 never called the model"
@@ -225,7 +225,7 @@ def test_sigterm_interrupts_cleanly_and_resume_finishes(tmp_path: Path, fake_ope
     args = ["run", str(problem), "--agent", "scripted", "--model", "openai/gpt-4o-mini", "--output", str(out)]
     runner = subprocess.Popen([testkit.agentrig_bin(), *args], env=testkit.cli_env(tmp_path, fake_openai_server.base_url),
                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=tmp_path)
-    deadline = time.monotonic() + 30
+    deadline = time.monotonic() + 120
     while not hold and time.monotonic() < deadline:
         time.sleep(0.05)
     runner.send_signal(signal.SIGTERM)

@@ -51,6 +51,7 @@ def test_export_of_a_real_run(greeter_run: Path, tmp_path: Path) -> None:
 
 
 @pytest.mark.chromium
+@pytest.mark.xdist_group("chromium")  # the worker that already runs the browser
 def test_static_report_of_a_real_run_in_chromium(greeter_run: Path, tmp_path: Path, chromium_browser: Any,
                                                  screenshots: Path) -> None:
     assert cli("view", str(greeter_run), "--out", str(tmp_path / "report")).returncode == 0

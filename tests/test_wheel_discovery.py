@@ -7,7 +7,12 @@ import os
 import subprocess
 from pathlib import Path
 
+import pytest
+
 from agentrig.testing.packaging import pip_install, venv_bin
+
+# The wheels and the venv are session fixtures: built once on the one worker that runs these.
+pytestmark = pytest.mark.xdist_group("wheelhouse")
 
 
 def _env(**extra: str) -> dict[str, str]:

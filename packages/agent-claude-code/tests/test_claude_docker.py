@@ -22,7 +22,8 @@ from agentrig.pricing import APIPricing
 from agentrig.runtime.images import LABEL_VERSION, agent_image_tag
 from agentrig_claude_code.config import DEFAULT_CLI_VERSION, ClaudeCodeConfig
 
-pytestmark = [pytest.mark.docker, pytest.mark.claude_cli]
+# One worker builds the agent image (module fixture) and runs every test that uses it.
+pytestmark = [pytest.mark.docker, pytest.mark.claude_cli, pytest.mark.xdist_group("claude_image")]
 
 API_KEY = "sk-ant-test-claude-docker-secret-42"
 SONNET = APIPricing(input=3.0, output=15.0, cache_read=0.3, cache_write=3.75)

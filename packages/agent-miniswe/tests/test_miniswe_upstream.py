@@ -56,7 +56,7 @@ def test_an_unimportable_upstream_fails_setup_with_one_line(tmp_path) -> None:  
         "try:\n    load_upstream()\nexcept AgentSetupError as e:\n    print('ERR', e)\n"
     )
     env = {**os.environ, "PYTHONPATH": str(tmp_path)}
-    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=60, env=env)
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=180, env=env)
     line = out.stdout.strip()
     assert line.startswith("ERR mini-swe-agent ")
     assert "cannot be imported" in line and "mini-swe-agent>=2.4.6,<3" in line

@@ -75,15 +75,15 @@ def test_tool_schemas_as_sent(server: FakeModelServer, provider: str, make_agent
 
 
 def test_parallel_calls_run_concurrently_results_in_call_order(server: FakeModelServer, provider: str, make_agent) -> None:
-    calls = [FakeToolCall(name="bash", arguments={"command": f"sleep 0.4; echo out{i}"}) for i in range(4)]
+    # A barrier: each command waits until all four have started, so they finish only if they run
+    # at the same time (one after another, the first would wait for its timeout). No clock involved.
+    barrier = "touch started{i}; until [ $(ls started* | wc -l) -ge 4 ]; do sleep 0.05; done; echo out{i}"
+    calls = [FakeToolCall(name="bash", arguments={"command": barrier.format(i=i)}) for i in range(4)]
     server.add_reply("", tool_calls=calls)
     server.add_tool_call("submit", {})
-    agent = make_agent(parallel_tool_calls=True)
-    started = time.monotonic()
-    agent.run("Run four slow commands.")
-    elapsed = time.monotonic() - started
+    agent = make_agent(parallel_tool_calls=True, command_timeout=20)
+    agent.run("Run four commands that wait for each other.")
     assert agent.stop_reason == "submitted"
-    assert elapsed < 1.4, f"4 x 0.4 s calls took {elapsed:.2f} s: not concurrent"
     tool_messages = [m for m in agent.messages if m.role == "tool"][:4]
     assert [m.content.split("\n")[0] for m in tool_messages] == ["out0", "out1", "out2", "out3"]
     sent = server.model_requests[1].body

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import uuid
 from typing import Any
 
 import pytest
@@ -58,7 +59,7 @@ def test_no_template_means_the_base_image() -> None:
 def test_build_renders_the_version_into_the_image_and_rebuild_is_a_noop(
     docker_engine: Any, docker_test_image: str
 ) -> None:
-    version = "9.8.7"
+    version = f"9.8.7-{uuid.uuid4().hex[:8]}"  # engines are shared (other runs, other workers): a tag of its own
     tag, built = build_agent_image(
         docker_engine, agent="testagent", version=version, template=TEMPLATE, base_image=docker_test_image
     )

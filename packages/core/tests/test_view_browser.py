@@ -18,7 +18,7 @@ from agentrig.run.atomic import append_line, truncate_torn_tail
 from agentrig.testing.runs import CheckpointPlan, outcome_run, write_run
 from agentrig.trajectory import AgentTextStep
 
-pytestmark = pytest.mark.chromium
+pytestmark = [pytest.mark.chromium, pytest.mark.xdist_group("chromium")]  # one browser for the module
 
 
 @pytest.fixture

@@ -1,0 +1,101 @@
+"""The real_model tier: the react and miniswe agents against a real model server, no scripted replies.
+
+llama-cpp-python's server runs SmolLM2-135M-Instruct on 127.0.0.1 (see agentrig.testing.llama).
+Such a small model mostly answers in plain text and seldom solves anything: these tests check
+what must hold whatever it says. The run completes with no agent error, every model call went to
+the server, react nudges a reply without a tool call instead of stopping, and the tokens each
+agent recorded (per call and in total) equal the usage the server reported for its replies.
+
+    AGENTRIG_TEST_LLAMA_PYTHON=/path/to/venv/bin/python hatch test -- -m real_model
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from agentrig.testing.llama import UsageRecordingProxy
+
+# One llama server per worker (a session fixture): keep the tier on one worker.
+pytestmark = [pytest.mark.real_model, pytest.mark.slow, pytest.mark.xdist_group("llama"), pytest.mark.timeout(900)]
+
+MODEL = "openai/smollm2-135m-instruct"
+
+
+def _problem(root: Path) -> Path:
+    problem = root / "hello"
+    problem.mkdir(parents=True)
+    (problem / "task.md").write_text("Create a file named hello.txt that contains the word hello.\n")
+    (problem / "problem.yaml").write_text(
+        "name: hello\ncheckpoints:\n  - name: write\n    prompt: task.md\n    test: grep -q hello hello.txt\n"
+    )
+    return problem
+
+
+def _run(tmp_path: Path, proxy: UsageRecordingProxy, agent: str, *overrides: str) -> Path:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "ANTHROPIC_", "AGENTRIG_", "MSWEA_"))}
+    env.update({"OPENAI_BASE_URL": proxy.base_url, "OPENAI_API_KEY": "sk-local-llama"})
+    out = tmp_path / f"run-{agent}"
+    command = [str(Path(sys.executable).with_name("agentrig")), "run", str(_problem(tmp_path / agent)),
+               "--agent", agent, "--model", MODEL, "--output", str(out)]
+    for override in overrides:
+        command += ["-c", override]
+    proc = subprocess.run(command, env=env, capture_output=True, text=True, timeout=840, cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert "Traceback" not in proc.stderr
+    return out / "hello" / "write"
+
+
+def _recorded(checkpoint: Path) -> tuple[dict, list[dict]]:
+    result = json.loads((checkpoint / "inference_result.json").read_text())
+    steps = [json.loads(line) for line in (checkpoint / "trajectory.jsonl").read_text().splitlines()]
+    return result, steps
+
+
+def _assert_tokens_match(result: dict, steps: list[dict], proxy: UsageRecordingProxy) -> None:
+    calls = [s for s in steps if s["kind"] == "llm_call"]
+    served = proxy.usages
+    assert served and len(calls) == len(served), (len(calls), len(served))
+    assert [(c["usage"]["input"], c["usage"]["output"]) for c in calls] == [
+        (u["prompt_tokens"], u["completion_tokens"]) for u in served
+    ]
+    tokens = result["usage"]["net_tokens"]
+    assert tokens["input"] == sum(u["prompt_tokens"] for u in served)
+    assert tokens["output"] == sum(u["completion_tokens"] for u in served)
+    assert all(u["prompt_tokens"] > 0 and u["completion_tokens"] > 0 for u in served)
+
+
+def test_react_on_a_real_model_nudges_and_counts_the_servers_tokens(
+    tmp_path: Path, usage_proxy: UsageRecordingProxy
+) -> None:
+    checkpoint = _run(tmp_path, usage_proxy, "react", "max_steps=4", "max_tokens=96", "max_nudges=2")
+    result, steps = _recorded(checkpoint)
+    assert result["had_error"] is False, result.get("error_message")
+    assert result["stop_reason"] in {"submitted", "no_tool_calls", "step_limit", "format_errors",
+                                     "repeated_tool_call"}
+    _assert_tokens_match(result, steps, usage_proxy)
+    assert result["usage"]["steps"] == len(usage_proxy.usages)
+    # A reply without a tool call that was not the last one was answered with a reminder.
+    reminders = [s for s in steps if s["kind"] == "user" and "called no tool" in s["content"]]
+    for index, request in enumerate(usage_proxy.requests[1:], start=1):
+        previous = usage_proxy.requests[index - 1]
+        sent = request["messages"][len(previous["messages"]):]
+        if sent and sent[0]["role"] == "assistant" and not sent[0].get("tool_calls"):
+            assert any("called no tool" in (m.get("content") or "") for m in sent[1:]), sent
+    if result["stop_reason"] == "no_tool_calls":
+        assert len(reminders) == 2
+
+
+def test_miniswe_on_a_real_model_counts_the_servers_tokens(tmp_path: Path, usage_proxy: UsageRecordingProxy) -> None:
+    checkpoint = _run(tmp_path, usage_proxy, "miniswe", "cost_limits.step_limit=3",
+                      "model_overrides.model_kwargs.max_tokens=96")
+    result, steps = _recorded(checkpoint)
+    assert result["had_error"] is False, result.get("error_message")
+    _assert_tokens_match(result, steps, usage_proxy)
+    # mini.yaml by default: the bash tool was offered to the model.
+    assert usage_proxy.requests[0]["tools"][0]["function"]["name"] == "bash"
