@@ -70,6 +70,11 @@ def compare_command(args: argparse.Namespace) -> int:
     print("totals:")
     print_table(["run", "checkpoints", "passed", "failed", "errors", "pass rate", "score", "cost", "tokens", "steps", "time"],
                 totals_rows)
+    for run in result.runs:
+        if run.pass_at_k is not None:
+            from agentrig.report.passk import pass_at_k_lines
+
+            print(f"[{run.index}] " + pass_at_k_lines(run.pass_at_k)[0])
     for run in runs:
         for notice in run.notices:
             warning_line(f"{run.root}: {notice}")

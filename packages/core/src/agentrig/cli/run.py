@@ -60,6 +60,11 @@ def add_parser(subparsers: Any) -> None:
     )
     parser.add_argument("--jobs", "-j", type=int, default=1, help="problems to run at once, each in its own process (default 1)")
     parser.add_argument(
+        "--attempts", type=int, default=1, metavar="K",
+        help="run each problem K times, each attempt in its own workspace and <problem>/attempt_<i>/ "
+        "directory; the summary and run.json report pass@1 and pass@K (default 1)",
+    )
+    parser.add_argument(
         "--executor", default="local", metavar="NAME",
         help="where problems run: local (default: this machine, --jobs at once) or a plugin's executor (ray)",
     )
@@ -204,6 +209,7 @@ def _run_settings(args: argparse.Namespace) -> Any:
         reset_context=bool(args.reset_context),
         thinking=args.thinking,
         thinking_max_tokens=args.thinking_max_tokens,
+        attempts=args.attempts if args.attempts > 1 else None,
     )
 
 
@@ -250,6 +256,8 @@ def run_command(args: argparse.Namespace) -> int:
 
     if args.jobs < 1:
         raise CLIError(f"--jobs {args.jobs}: must be at least 1", status=2)
+    if args.attempts < 1:
+        raise CLIError(f"--attempts {args.attempts}: must be at least 1", status=2)
     if args.retry_errors and not args.resume:
         raise CLIError("--retry-errors redoes checkpoints of an existing run: add --resume and its --output", status=2)
     if args.test_timeout <= 0:
@@ -328,6 +336,7 @@ def run_command(args: argparse.Namespace) -> int:
         resume=args.resume,
         retry_errors=args.retry_errors,
         jobs=args.jobs,
+        attempts=args.attempts,
         executor=args.executor,
         executor_options=executor_options,
         verbose=args.verbose,
@@ -429,6 +438,8 @@ def _resume_command(args: argparse.Namespace, directory: Path) -> str:
         words += ["--thinking", args.thinking]
     if args.thinking_max_tokens is not None:
         words += ["--thinking-max-tokens", str(args.thinking_max_tokens)]
+    if args.attempts > 1:
+        words += ["--attempts", str(args.attempts)]
     words += ["--output", str(directory), "--resume"]
     return " ".join(shlex.quote(w) for w in words)
 
@@ -453,7 +464,7 @@ def print_summary(directory: Path, record: Any, *, quiet: bool = False) -> None:
     if not quiet:
         rows = [
             [
-                line.problem,
+                line.unit,  # the problem, or problem/attempt_<i>
                 line.checkpoint,
                 line.status,
                 f"{line.tests.passed}/{line.tests.total}" if line.tests is not None else "",
@@ -463,7 +474,7 @@ def print_summary(directory: Path, record: Any, *, quiet: bool = False) -> None:
                 _money(line.cost, line.cost_known),
                 f"{line.elapsed:.1f}s",
             ]
-            for line in sorted(lines, key=lambda l: (l.problem, l.index))
+            for line in sorted(lines, key=lambda l: (l.problem, l.attempt or 0, l.index))
         ]
         if rows:
             print_table(["problem", "checkpoint", "result", "tests", "stopped", "steps", "tokens", "cost", "time"], rows)
@@ -480,7 +491,12 @@ def print_summary(directory: Path, record: Any, *, quiet: bool = False) -> None:
         + (f" | mean score {totals.mean_score:.3f}" if totals.mean_score is not None and totals.tests.total else "")
         + f" | cost {_money(totals.cost, known)} | tokens {_tokens(totals.tokens.total)} | steps {totals.steps}"
     )
-    if totals.problems > 1:
+    if record.pass_at_k is not None:
+        from agentrig.report.passk import pass_at_k_lines
+
+        for text in pass_at_k_lines(record.pass_at_k):
+            print(text)
+    elif totals.problems > 1:
         print(
             f"{totals.problems} problems: {totals.problems_solved} solved, {totals.problems_partial} partial,"
             f" {totals.problems - totals.problems_solved - totals.problems_partial} unsolved"

@@ -37,6 +37,13 @@ def select(run: Any, target: str) -> tuple[str, str | None]:
     """``(problem, checkpoint or None)`` named by ``target``, checked against the run."""
     problem, _, checkpoint = target.strip("/").partition("/")
     names = [p.name for p in run.problems]
+    first, _, rest = checkpoint.partition("/")
+    if f"{problem}/{first}" in names:  # PROBLEM/attempt_<i>[/CHECKPOINT] of a run with --attempts
+        problem, checkpoint = f"{problem}/{first}", rest
+    elif problem in {p.problem for p in run.problems} and checkpoint and len(run.find(problem, checkpoint)) > 1:
+        attempts = ", ".join(p.name for p in run.problems if p.problem == problem)
+        raise CLIError(f"{target}: the run has several attempts of '{problem}'; name one ({attempts})", status=2)
+    names += sorted({p.problem for p in run.problems} - set(names))
     if problem not in names:
         raise CLIError(
             f"{target}: no problem '{problem}' in {run.root} (problems: {', '.join(names) or 'none'})", status=2
@@ -71,6 +78,11 @@ def print_run(summary: Any) -> None:
     problems_line = summary.problems_line()
     if problems_line:
         print(problems_line)
+    if summary.pass_at_k is not None:
+        from agentrig.report.passk import pass_at_k_lines
+
+        for line in pass_at_k_lines(summary.pass_at_k):
+            print(line)
     print(f"run directory: {summary.run_dir}")
     for notice in summary.notices:
         warning_line(notice)

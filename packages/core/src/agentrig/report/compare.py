@@ -14,6 +14,7 @@ from pydantic import BaseModel, Field
 
 from agentrig.report.reader import LoadedRun
 from agentrig.report.summary import CheckpointRow, RunTotals
+from agentrig.run.records import PassAtKSummary
 
 ChangeKind = Literal["regression", "fix", "changed"]
 _GOOD = {"passed"}
@@ -31,6 +32,8 @@ class ComparedRun(BaseModel):
     status: str
     totals: RunTotals
     pass_rate: float | None = None
+    #: pass@1 and pass@k over the problems of a run with ``--attempts K`` (K > 1).
+    pass_at_k: PassAtKSummary | None = None
 
 
 class ComparedCheckpoint(BaseModel):
@@ -83,7 +86,8 @@ def compare(runs: list[LoadedRun]) -> Comparison:
         by_run.append(rows)
         totals = RunTotals.of(list(rows.values()))
         headers.append(ComparedRun(index=index, run_dir=str(run.root), run_id=run.name, agent=run.agent,
-                                   model=run.model, status=run.status, totals=totals, pass_rate=totals.pass_rate))
+                                   model=run.model, status=run.status, totals=totals, pass_rate=totals.pass_rate,
+                                   pass_at_k=run.pass_at_k()))
     checkpoints = [
         ComparedCheckpoint(problem=p, checkpoint=c, cells=[rows.get((p, c)) for rows in by_run]) for p, c in order
     ]

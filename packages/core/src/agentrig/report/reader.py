@@ -18,7 +18,7 @@ from agentrig.agent import CheckpointInferenceResult
 from agentrig.report.tolerant import RecordError, load_record_json, prune, read_record
 from agentrig.run.atomic import read_jsonl_lines
 from agentrig.run.layout import LOCK_FILE, RESULTS_FILE, RUN_FILE, CheckpointPaths, RunDirectory
-from agentrig.run.records import CheckpointResultLine, DiffRecord, EvaluationRecord, RunRecord
+from agentrig.run.records import CheckpointResultLine, DiffRecord, EvaluationRecord, PassAtKSummary, RunRecord, split_unit
 from agentrig.trajectory import TrajectoryStep, parse_step
 
 CheckpointState = Literal["finished", "running", "interrupted", "pending"]
@@ -57,12 +57,23 @@ class CheckpointEntry:
 
 @dataclass
 class ProblemEntry:
-    """One problem of a run with its checkpoints in order."""
+    """One problem run with its checkpoints in order: a problem, or one attempt of it
+    (``name`` is then ``<problem>/attempt_<i>``)."""
 
     name: str
     status: str
     error: str | None
     checkpoints: list[CheckpointEntry] = field(default_factory=list)
+
+    @property
+    def problem(self) -> str:
+        """The problem's own name (without ``/attempt_<i>``)."""
+        return split_unit(self.name)[0]
+
+    @property
+    def attempt(self) -> int | None:
+        """The attempt's number in a run with ``--attempts``; ``None`` otherwise."""
+        return split_unit(self.name)[1]
 
 
 @dataclass
@@ -107,11 +118,35 @@ class LoadedRun:
         return [e.result for e in self.entries() if e.result is not None]
 
     def find(self, problem: str, checkpoint: str | None = None) -> list[CheckpointEntry]:
-        """The checkpoints of ``problem`` (only ``checkpoint`` if given); empty when unknown."""
+        """The checkpoints of ``problem`` (only ``checkpoint`` if given); empty when unknown.
+
+        ``problem`` is a problem run's name (``<problem>/attempt_<i>`` for one attempt), or a
+        problem's, which finds the checkpoints of every attempt."""
         return [
             e for e in self.entries()
-            if e.problem == problem and (checkpoint is None or e.checkpoint == checkpoint)
+            if (e.problem == problem or split_unit(e.problem)[0] == problem)
+            and (checkpoint is None or e.checkpoint == checkpoint)
         ]
+
+    @property
+    def attempts(self) -> int:
+        """``--attempts K`` of the run (1 without attempts)."""
+        if self.record is not None and self.record.identity.settings.attempts:
+            return self.record.identity.settings.attempts
+        return max((p.attempt or 1 for p in self.problems), default=1)
+
+    def pass_at_k(self, problem: str | None = None) -> PassAtKSummary | None:
+        """pass@1 and pass@k of a run with attempts, from its results as they are now (of one
+        problem if given: the run's figures are then that problem's); ``None`` for one attempt."""
+        if self.attempts <= 1:
+            return None
+        from agentrig.run.pass_at_k import summarize
+
+        checkpoints: dict[str, list[str]] = {}
+        for entry in self.problems:
+            if problem is None or entry.problem == problem:
+                checkpoints.setdefault(entry.problem, [e.checkpoint for e in entry.checkpoints])
+        return summarize(self.results(), checkpoints, self.attempts)
 
 
 @dataclass
@@ -152,7 +187,9 @@ def run_process_alive(root: Path) -> bool:
 
 
 def read_results(directory: RunDirectory, notices: list[str]) -> dict[tuple[str, str], CheckpointResultLine]:
-    """``results.jsonl`` by ``(problem, checkpoint)``, the last line winning; unreadable lines noted."""
+    """``results.jsonl`` by ``(problem, checkpoint)``, the last line winning; unreadable lines noted.
+
+    ``problem`` is the problem run's name: ``<problem>/attempt_<i>`` in a run with ``--attempts``."""
     out: dict[tuple[str, str], CheckpointResultLine] = {}
     dropped: list[str] = []
     bad = 0
@@ -164,8 +201,8 @@ def read_results(directory: RunDirectory, notices: list[str]) -> dict[tuple[str,
             if bad == 1:
                 notices.append(f"{exc}; such lines are left out")
             continue
-        out.pop((line.problem, line.checkpoint), None)
-        out[(line.problem, line.checkpoint)] = line
+        out.pop((line.unit, line.checkpoint), None)
+        out[(line.unit, line.checkpoint)] = line
     if dropped:
         notices.append(f"{RESULTS_FILE}: fields unknown to this agentrig ignored: {', '.join(sorted(set(dropped)))}")
     return out
@@ -232,6 +269,11 @@ def open_run(path: Path) -> LoadedRun:
                 if name not in order[problem]:
                     order[problem].append(name)
 
+    if any(split_unit(name)[1] is not None for name in order):  # attempts: a problem's together, in order
+        first = {}
+        for name in order:
+            first.setdefault(split_unit(name)[0], len(first))
+        order = dict(sorted(order.items(), key=lambda item: (first[split_unit(item[0])[0]], split_unit(item[0])[1] or 0)))
     problems: list[ProblemEntry] = []
     for name, checkpoints in order.items():
         status_, error = problem_info.get(name, ("unknown", None))

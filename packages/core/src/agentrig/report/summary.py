@@ -14,7 +14,7 @@ from pydantic import BaseModel, Field
 
 from agentrig.formatting import money, tokens_text
 from agentrig.report.reader import CheckpointEntry, LoadedRun, ProblemEntry
-from agentrig.run.records import CheckpointResultLine
+from agentrig.run.records import CheckpointResultLine, PassAtKSummary
 from agentrig.usage import TokenUsage
 
 
@@ -99,7 +99,7 @@ class CheckpointRow(BaseModel):
         if line is None:
             return cls(problem=entry.problem, checkpoint=entry.checkpoint, index=entry.index, status=entry.state)
         return cls(
-            problem=line.problem, checkpoint=line.checkpoint, index=entry.index, status=line.status,
+            problem=entry.problem, checkpoint=line.checkpoint, index=entry.index, status=line.status,
             passed=line.passed, score=line_score(line), tests=line_tests(line), stop_reason=line.stop_reason,
             steps=line.steps, tokens=line.tokens.total, token_usage=line.tokens, cost=line_cost(line),
             agent_elapsed=line.agent_elapsed, evaluation_elapsed=line.evaluation_elapsed,
@@ -242,10 +242,12 @@ class RunSummary(BaseModel):
     problems_solved: int | None = None
     problems_partial: int | None = None
     notices: list[str] = Field(default_factory=list)
+    #: pass@1 and pass@k of a run with ``--attempts K`` (K > 1); ``None`` otherwise.
+    pass_at_k: PassAtKSummary | None = None
 
     def problems_line(self) -> str | None:
         """``3 problems: 1 solved, 1 partial, 1 unsolved`` (as the benchmarks report), when known."""
-        if self.problems_solved is None or len(self.problems) < 2:
+        if self.problems_solved is None or len(self.problems) < 2 or self.pass_at_k is not None:
             return None
         partial = self.problems_partial or 0
         unsolved = len(self.problems) - self.problems_solved - partial
@@ -255,7 +257,8 @@ class RunSummary(BaseModel):
     def of(cls, run: LoadedRun, problem: str | None = None) -> RunSummary:
         """The summary of ``run`` (of one problem if given)."""
         record = run.record
-        problems = [p for p in run.problems if problem is None or p.name == problem]
+        problems = [p for p in run.problems if problem is None or problem in (p.name, p.problem)]
+        pass_at_k = run.pass_at_k(problems[0].problem if problem is not None and problems else problem)
         rows = [CheckpointRow.of(e) for p in problems for e in p.checkpoints]
         return cls(
             run_dir=str(run.root), run_id=run.name, agent=run.agent, model=run.model,
@@ -264,6 +267,7 @@ class RunSummary(BaseModel):
             elapsed=record.elapsed if record else None, versions=record.versions if record else {},
             problems=[ProblemRow(name=p.name, status=p.status, error=p.error) for p in problems],
             checkpoints=rows, totals=RunTotals.of(rows), notices=list(run.notices),
+            pass_at_k=pass_at_k,
             **_problem_verdicts(problems),
         )
 

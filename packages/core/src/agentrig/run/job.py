@@ -16,7 +16,13 @@ from agentrig.run.evaluation import DEFAULT_TEST_TIMEOUT
 
 
 class ProblemJob(BaseModel):
-    """One problem to run: problem directory, agent config, model, runtime, output directory."""
+    """One problem to run: problem directory, agent config, model, runtime, output directory.
+
+    With ``--attempts K`` (K > 1) each attempt is a job of its own: ``attempt`` is
+    its number (1..K) and ``problem_name`` the unit's name, ``<problem>/attempt_<i>``
+    (:func:`~agentrig.run.records.unit_name`). Executors key jobs by
+    ``problem_name`` and need not know about attempts.
+    """
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
@@ -36,3 +42,4 @@ class ProblemJob(BaseModel):
     thinking: str | None = None  # a ThinkingPreset value (--thinking)
     thinking_max_tokens: int | None = None
     pass_policy: str | None = None  # the run's --pass-policy, over the format's and the problem's
+    attempt: int | None = None  # 1..K with --attempts K (K > 1); None: the run has one attempt

@@ -5,7 +5,13 @@ run.json, results.jsonl
 <problem>/problem.json
 <problem>/<checkpoint>/prompt.txt, inference_result.json, evaluation.json,
                        trajectory.jsonl, agent/, snapshot/, diff.json
+<problem>/<checkpoint>/evaluations/<n>.json    re-evaluations (``agentrig evaluate``), 1, 2, ...
 ```
+
+With ``--attempts K`` (K > 1) every attempt is a problem run of its own, named
+``<problem>/attempt_<i>`` (a *unit*, :func:`~agentrig.run.records.unit_name`):
+``<problem>/attempt_<i>/problem.json``, ``<problem>/attempt_<i>/<checkpoint>/...``.
+The methods below that take a problem take such a unit name as well.
 """
 
 from __future__ import annotations
@@ -19,7 +25,7 @@ from pathlib import Path
 from pydantic import ValidationError
 
 from agentrig.run.atomic import append_model, read_jsonl_lines, truncate_torn_tail, write_bytes_atomic, write_model_atomic
-from agentrig.run.records import CheckpointResultLine, ProblemRecord, RunIdentity, RunRecord
+from agentrig.run.records import CheckpointResultLine, ProblemRecord, RunIdentity, RunRecord, split_unit
 
 RUN_FILE = "run.json"
 RESULTS_FILE = "results.jsonl"
@@ -56,6 +62,11 @@ class CheckpointPaths:
     def evaluation(self) -> Path:
         """``evaluation.json``: the test's verdict."""
         return self.root / "evaluation.json"
+
+    @property
+    def evaluations(self) -> Path:
+        """``evaluations/``: re-evaluations of the snapshot (``agentrig evaluate``), ``1.json``, ``2.json``, ..."""
+        return self.root / "evaluations"
 
     @property
     def trajectory(self) -> Path:
@@ -142,15 +153,16 @@ class RunDirectory:
         by_key: dict[tuple[str, str], CheckpointResultLine] = {}
         # Problem names are [A-Za-z0-9_.-]+, written unescaped: a line without the
         # quoted name is another problem's, skipped without parsing it.
-        needle = f'"{problem}"' if problem is not None and _PLAIN_NAME.match(problem) else None
+        name = split_unit(problem)[0] if problem is not None else None
+        needle = f'"{name}"' if name is not None and _PLAIN_NAME.match(name) else None
         for text in read_jsonl_lines(self.results_file, containing=needle):
             try:
                 line = CheckpointResultLine.model_validate_json(text)
             except ValidationError:
                 continue
-            if problem is None or line.problem == problem:
-                by_key.pop((line.problem, line.checkpoint), None)
-                by_key[(line.problem, line.checkpoint)] = line
+            if problem is None or line.unit == problem:
+                by_key.pop((line.unit, line.checkpoint), None)
+                by_key[(line.unit, line.checkpoint)] = line
         return list(by_key.values())
 
     def retract_errors(self, problems: list[tuple[str, list[str]]]) -> list[CheckpointResultLine]:
@@ -168,7 +180,7 @@ class RunDirectory:
         before any problem runs. Returns the retracted lines.
         """
         lines = self.results()
-        by_key = {(line.problem, line.checkpoint): line for line in lines}
+        by_key = {(line.unit, line.checkpoint): line for line in lines}
         drop: set[tuple[str, str]] = set()
         for problem, checkpoints in problems:
             first = next(
@@ -178,12 +190,12 @@ class RunDirectory:
             )
             if first is not None:
                 drop.update((problem, name) for name in checkpoints[first:])
-        retracted = [line for line in lines if (line.problem, line.checkpoint) in drop]
+        retracted = [line for line in lines if (line.unit, line.checkpoint) in drop]
         if not retracted:
             return []
         for line in retracted:
             append_model(self.root / RETRIED_FILE, line, sync=True)
-        kept = [line for line in lines if (line.problem, line.checkpoint) not in drop]
+        kept = [line for line in lines if (line.unit, line.checkpoint) not in drop]
         write_bytes_atomic(self.results_file, "".join(line.model_dump_json() + "\n" for line in kept).encode("utf-8"))
         return retracted
 

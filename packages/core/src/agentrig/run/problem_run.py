@@ -28,7 +28,7 @@ from agentrig.run.evaluation import REPORT_DIR, evaluate_checkpoint
 from agentrig.run.job import ProblemJob
 from agentrig.run.layout import WORKSPACES_DIR, CheckpointPaths, RunDirectory
 from agentrig.run.progress import EventSink, ProgressEvent
-from agentrig.run.records import CheckpointResultLine, CheckpointStatus, EvaluationRecord, ProblemRecord, Totals, utcnow
+from agentrig.run.records import CheckpointResultLine, CheckpointStatus, EvaluationRecord, ProblemRecord, Totals, unit_name, utcnow
 from agentrig.run.signals import deferred_interrupts
 
 if TYPE_CHECKING:
@@ -64,8 +64,11 @@ class _ProblemRun:
         self.emit = emit
         self.problem: Problem = load_problem(job.problem_path, job.problem_format)
         self.run_dir = RunDirectory(Path(job.output_dir))
+        #: The problem run's name in the run directory, run.json and progress: the problem's, or
+        #: ``<problem>/attempt_<i>`` (what the executor keys the job by).
+        self.unit = unit_name(self.problem.name, job.attempt)
         self.record = ProblemRecord(
-            name=self.problem.name,
+            name=self.unit,
             path=str(self.problem.path),
             format=self.problem.format,
             checkpoints=[c.name for c in self.problem.checkpoints],
@@ -84,7 +87,7 @@ class _ProblemRun:
     def event(self, kind: str, **fields: Any) -> None:
         fields.setdefault("total", len(self.problem.checkpoints))
         try:
-            self.emit(ProgressEvent(kind=kind, problem=self.problem.name, time=time.time(), **fields))  # type: ignore[arg-type]
+            self.emit(ProgressEvent(kind=kind, problem=self.unit, time=time.time(), **fields))  # type: ignore[arg-type]
         except Exception:  # a broken display must never break a run
             log.debug("progress sink failed", exc_info=True)
 
@@ -92,8 +95,8 @@ class _ProblemRun:
 
     def run(self) -> ProblemRecord:
         record = self.record
-        earlier = self.run_dir.read_problem(self.problem.name)
-        finished = {line.checkpoint: line for line in self.run_dir.results(self.problem.name)}
+        earlier = self.run_dir.read_problem(self.unit)
+        finished = {line.checkpoint: line for line in self.run_dir.results(self.unit)}
         todo = [i for i, c in enumerate(self.problem.checkpoints) if c.name not in finished]
         if not todo and earlier is not None and earlier.status == "completed":
             # A finished record is never rewritten: its timings stay those of the run that finished it.
@@ -134,7 +137,7 @@ class _ProblemRun:
             with deferred_interrupts():
                 self._close()
                 record.ended = utcnow()
-                lines = self.run_dir.results(self.problem.name)
+                lines = self.run_dir.results(self.unit)
                 record.totals = Totals.of(lines)
                 record.finished = len(lines)
                 self.run_dir.write_problem(record)
@@ -147,12 +150,13 @@ class _ProblemRun:
         from agentrig.workspace import Snapshot, WorkspaceError
 
         base = self.run_dir.root / WORKSPACES_DIR
-        stale_sessions = base.glob(f"agentrig-{self.problem.name}-*") if base.is_dir() else []
+        session_name = self.unit.replace("/", "-")  # hello-attempt_2: never a prefix of another attempt's
+        stale_sessions = base.glob(f"agentrig-{session_name}-*") if base.is_dir() else []
         for stale in stale_sessions:
             shutil.rmtree(stale, ignore_errors=True)  # left by a killed run: the snapshots are the truth
         seed = self.problem.path / self.problem.workspace if self.problem.workspace else None
         self.session = open_session(
-            self.job.runtime, self.job.image, seed, self.problem.name, base, self.job.runtime_options, problem=self.problem
+            self.job.runtime, self.job.image, seed, session_name, base, self.job.runtime_options, problem=self.problem
         )
         seed = self.session.seed  # a format may seed the workspace itself (a Harbor task: its image's files)
         self.workspace = self.session.workspace
@@ -160,12 +164,12 @@ class _ProblemRun:
         self._run_setup()
         previous: Snapshot | None = None
         for checkpoint in reversed(self.problem.checkpoints[:start]):
-            snapshot_dir = self.run_dir.checkpoint(self.problem.name, checkpoint.name).snapshot
+            snapshot_dir = self.run_dir.checkpoint(self.unit, checkpoint.name).snapshot
             if finished.get(checkpoint.name) is not None and snapshot_dir.is_dir():
                 try:
                     previous = self.session.restore(snapshot_dir)
                 except WorkspaceError as exc:
-                    raise ProblemRunError(f"cannot resume {self.problem.name}: {exc}") from None
+                    raise ProblemRunError(f"cannot resume {self.unit}: {exc}") from None
                 break
         if previous is None and seed is not None:
             # diff.json of the first checkpoint compares with the problem's own files,
@@ -174,7 +178,7 @@ class _ProblemRun:
             previous = Snapshot(seed, manifest)
         # an unfinished checkpoint is redone from scratch: drop its partial artifacts
         for checkpoint in self.problem.checkpoints[start:]:
-            stale = self.run_dir.checkpoint(self.problem.name, checkpoint.name).root
+            stale = self.run_dir.checkpoint(self.unit, checkpoint.name).root
             if checkpoint.name not in finished and stale.exists():
                 shutil.rmtree(stale)
         return previous
@@ -185,7 +189,7 @@ class _ProblemRun:
 
         used = 0
         for checkpoint in self.problem.checkpoints[:start]:
-            path = self.run_dir.checkpoint(self.problem.name, checkpoint.name).trajectory
+            path = self.run_dir.checkpoint(self.unit, checkpoint.name).trajectory
             for text in read_jsonl_lines(path, containing='"llm_call"'):
                 try:
                     used += json.loads(text).get("kind") == "llm_call"
@@ -296,7 +300,7 @@ class _ProblemRun:
     def _checkpoint(self, index: int, checkpoint: Checkpoint, previous: Snapshot | None) -> tuple[Snapshot, bool]:
         assert self.agent is not None and self.workspace is not None
         agent = self.agent
-        paths: CheckpointPaths = self.run_dir.checkpoint(self.problem.name, checkpoint.name)
+        paths: CheckpointPaths = self.run_dir.checkpoint(self.unit, checkpoint.name)
         paths.root.mkdir(parents=True, exist_ok=True)
         task = self.problem.prompt_text(checkpoint)
         write_text_atomic(paths.prompt, task)
@@ -342,6 +346,7 @@ class _ProblemRun:
         cost = None if self._cost_unknown else result.usage.cost  # unknown is never zero
         line = CheckpointResultLine(
             problem=self.problem.name,
+            attempt=self.job.attempt,
             checkpoint=checkpoint.name,
             index=index,
             status=status,
@@ -389,6 +394,7 @@ class _ProblemRun:
         now = utcnow()
         line = CheckpointResultLine(
             problem=self.problem.name,
+            attempt=self.job.attempt,
             checkpoint=checkpoint.name,
             index=index,
             status="skipped",

@@ -10,9 +10,9 @@ finished (``--resume`` reads it); ``run.json`` summarises.
 from __future__ import annotations
 
 from datetime import datetime, timezone
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler, model_serializer
 
 from agentrig.evaluation.records import EvaluationRecord, TestCounts
 from agentrig.usage import TokenUsage
@@ -35,6 +35,43 @@ def utcnow() -> datetime:
 
 class _Record(BaseModel):
     model_config = ConfigDict(extra="forbid")
+
+
+class _OmitsUnset(_Record):
+    """A record whose ``_omit_when_none`` fields are left out of the JSON while ``None``.
+
+    Fields added for attempts (``--attempts K``) are absent from the records of a
+    one-attempt run, so its files stay byte for byte what they were before.
+    """
+
+    _omit_when_none: ClassVar[tuple[str, ...]] = ()
+
+    @model_serializer(mode="wrap")
+    def _omit_unset(self, handler: SerializerFunctionWrapHandler) -> Any:
+        data = handler(self)
+        if isinstance(data, dict):
+            for name in self._omit_when_none:
+                if data.get(name, 0) is None:
+                    del data[name]
+        return data
+
+
+ATTEMPT_PREFIX = "attempt_"
+"""Attempt ``i`` of a problem lives in ``<problem>/attempt_<i>/`` (``--attempts K`` with K > 1)."""
+
+
+def unit_name(problem: str, attempt: int | None) -> str:
+    """What a problem run is called in the run directory, ``run.json`` and progress:
+    the problem's name, or ``<problem>/attempt_<i>`` for attempt ``i`` of a run with ``--attempts K``."""
+    return problem if attempt is None else f"{problem}/{ATTEMPT_PREFIX}{attempt}"
+
+
+def split_unit(name: str) -> tuple[str, int | None]:
+    """``(problem, attempt)`` of a unit name (:func:`unit_name`); attempt ``None`` without one."""
+    problem, _, rest = name.rpartition("/")
+    if problem and rest.startswith(ATTEMPT_PREFIX) and rest[len(ATTEMPT_PREFIX):].isdigit():
+        return problem, int(rest[len(ATTEMPT_PREFIX):])
+    return name, None
 
 
 class FileChange(_Record):
@@ -61,8 +98,13 @@ class DiffRecord(_Record):
     patch_truncated: bool = False
 
 
-class CheckpointResultLine(_Record):
-    """One line of ``results.jsonl``: a finished (or skipped) checkpoint."""
+class CheckpointResultLine(_OmitsUnset):
+    """One line of ``results.jsonl``: a finished (or skipped) checkpoint.
+
+    ``attempt`` (1..K) is present only in runs with ``--attempts K`` (K > 1).
+    """
+
+    _omit_when_none = ("attempt",)
 
     problem: str
     checkpoint: str
@@ -87,6 +129,12 @@ class CheckpointResultLine(_Record):
     infrastructure_failure: bool = False
     tests: TestCounts | None = None
     groups: dict[str, TestCounts] = Field(default_factory=dict)
+    attempt: int | None = None
+
+    @property
+    def unit(self) -> str:
+        """The problem run this line belongs to: ``problem`` or ``problem/attempt_<i>``."""
+        return unit_name(self.problem, self.attempt)
 
 
 def _known_cost(line: CheckpointResultLine) -> float | None:
@@ -216,7 +264,7 @@ class RuntimeRecord(_Record):
     agent_image: str | None = None
 
 
-class RunSettings(_Record):
+class RunSettings(_OmitsUnset):
     """How the run drives every agent, whatever its type.
 
     ``reset_context``: start each checkpoint with a fresh conversation
@@ -229,6 +277,10 @@ class RunSettings(_Record):
     reset_context: bool = False
     thinking: str | None = None
     thinking_max_tokens: int | None = None
+    #: ``--attempts K`` when K > 1 (``None``: one attempt, the layout without attempt directories).
+    attempts: int | None = None
+
+    _omit_when_none = ("attempts",)
 
 
 class RunIdentity(_Record):
@@ -268,9 +320,51 @@ class RunIdentity(_Record):
         return out
 
 
-class RunRecord(_Record):
+class PassAtK(_Record):
+    """pass@1 and pass@k of ``n`` finished attempts, ``c`` of them correct, with the unbiased
+    estimator ``1 - C(n-c, k) / C(n, k)``; ``None`` while no attempt has finished.
+
+    ``k`` is the run's ``--attempts``; with fewer than ``k`` attempts finished, pass@k is
+    estimated with ``k = n``. ``mean_score`` is the mean of the attempts' scores
+    (``None`` where evaluations give none).
+    """
+
+    n: int = 0
+    c: int = 0
+    pass_at_1: float | None = None
+    pass_at_k: float | None = None
+    mean_score: float | None = None
+
+
+class ProblemPassAtK(_Record):
+    """A problem's pass@k: solved (every checkpoint passed) per attempt, and each checkpoint's."""
+
+    solved: PassAtK = Field(default_factory=PassAtK)
+    checkpoints: dict[str, PassAtK] = Field(default_factory=dict)
+
+
+class PassAtKSummary(_Record):
+    """``run.json``'s ``pass_at_k`` (runs with ``--attempts K``, K > 1).
+
+    ``run``: the mean over problems of their ``solved`` estimates (``n``, ``c``
+    summed); ``checkpoints``: the mean over problems per checkpoint name.
+    """
+
+    k: int
+    run: PassAtK = Field(default_factory=PassAtK)
+    checkpoints: dict[str, PassAtK] = Field(default_factory=dict)
+    problems: dict[str, ProblemPassAtK] = Field(default_factory=dict)
+
+
+class RunRecord(_OmitsUnset):
     """``run.json``: the whole run, rewritten atomically as problems start and finish
-    (at most twice a second while problems run concurrently) and when the run ends."""
+    (at most twice a second while problems run concurrently) and when the run ends.
+
+    With ``--attempts K`` (K > 1), ``problems`` holds one record per attempt, keyed
+    ``<problem>/attempt_<i>``, and ``pass_at_k`` the estimates.
+    """
+
+    _omit_when_none = ("pass_at_k",)
 
     schema_version: int = SCHEMA_VERSION
     run_id: str
@@ -285,3 +379,4 @@ class RunRecord(_Record):
     resumed: list[datetime] = Field(default_factory=list)
     problems: dict[str, ProblemRecord] = Field(default_factory=dict)
     totals: Totals = Field(default_factory=Totals)
+    pass_at_k: PassAtKSummary | None = None

@@ -20,7 +20,7 @@ from agentrig import lifecycle
 from agentrig.run.agent_image import agent_image_for
 from agentrig.run.evaluation import REPORT_DIR, evaluate_checkpoint
 from agentrig.run.layout import RunDirectory, RunDirectoryError
-from agentrig.run.records import EvaluationRecord
+from agentrig.run.records import ATTEMPT_PREFIX, EvaluationRecord, split_unit
 
 REPLAY_FILE = "replay.jsonl"
 
@@ -61,7 +61,11 @@ def replay_targets(path: Path) -> list[Path]:
         run_dir, problems = RunDirectory(path), None
     elif (path.parent / "run.json").is_file():
         run_dir, problems = RunDirectory(path.parent), {path.name}
-    elif (path.parent.parent / "run.json").is_file():
+    elif path.name.startswith(ATTEMPT_PREFIX) and (path.parent.parent / "run.json").is_file():
+        run_dir, problems = RunDirectory(path.parent.parent), {f"{path.parent.name}/{path.name}"}  # one attempt
+    elif (path.parent.parent / "run.json").is_file() or (
+        path.parent.name.startswith(ATTEMPT_PREFIX) and (path.parent.parent.parent / "run.json").is_file()
+    ):
         return [path]
     else:
         raise ReplayError(
@@ -72,17 +76,18 @@ def replay_targets(path: Path) -> list[Path]:
         record = run_dir.read_run()
     except RunDirectoryError as exc:
         raise ReplayError(str(exc)) from None
-    if problems is not None and path.name not in record.problems:
-        raise ReplayError(f"{run_dir.run_file}: the run has no problem '{path.name}'")
+    if problems is not None and not any(name in record.problems or name in {split_unit(u)[0] for u in record.problems}
+                                        for name in problems):
+        raise ReplayError(f"{run_dir.run_file}: the run has no problem '{next(iter(problems))}'")
     lines = [
         line for line in run_dir.results()
-        if (problems is None or line.problem in problems) and line.status != "skipped"
+        if (problems is None or line.problem in problems or line.unit in problems) and line.status != "skipped"
     ]
     order = list(record.problems)
-    lines.sort(key=lambda line: (order.index(line.problem) if line.problem in order else len(order), line.index))
+    lines.sort(key=lambda line: (order.index(line.unit) if line.unit in order else len(order), line.index))
     if not lines:
         raise ReplayError(f"{path}: no finished checkpoint to replay")
-    return [run_dir.checkpoint(line.problem, line.checkpoint).root for line in lines]
+    return [run_dir.checkpoint(line.unit, line.checkpoint).root for line in lines]
 
 
 def _recorded_policy(recorded: EvaluationRecord) -> Any:
@@ -107,7 +112,12 @@ def replay_checkpoint(checkpoint_dir: Path, *, keep: Path | None = None) -> Repl
     checkpoint_dir = Path(checkpoint_dir)
     if not checkpoint_dir.is_dir():
         raise ReplayError(f"{checkpoint_dir}: no such checkpoint directory (expected RUN_DIR/PROBLEM/CHECKPOINT)")
+    problem_name, checkpoint_name = checkpoint_dir.parent.name, checkpoint_dir.name
     run_dir = RunDirectory(checkpoint_dir.parent.parent)
+    if checkpoint_dir.parent.name.startswith(ATTEMPT_PREFIX) and not run_dir.run_file.exists():
+        # RUN_DIR/PROBLEM/attempt_<i>/CHECKPOINT of a run with --attempts
+        run_dir = RunDirectory(checkpoint_dir.parent.parent.parent)
+        problem_name = f"{checkpoint_dir.parent.parent.name}/{checkpoint_dir.parent.name}"
     try:
         record = run_dir.read_run()
     except RunDirectoryError as exc:
@@ -115,7 +125,6 @@ def replay_checkpoint(checkpoint_dir: Path, *, keep: Path | None = None) -> Repl
             f"{checkpoint_dir} is not a checkpoint of a run ({exc}): give RUN_DIR/PROBLEM/CHECKPOINT,"
             " or RUN_DIR/PROBLEM or RUN_DIR to replay every checkpoint of a problem or run"
         ) from None
-    problem_name, checkpoint_name = checkpoint_dir.parent.name, checkpoint_dir.name
     problem_record = record.problems.get(problem_name)
     if problem_record is None:
         raise ReplayError(f"{run_dir.run_file}: the run has no problem '{problem_name}'")
@@ -142,7 +151,7 @@ def replay_checkpoint(checkpoint_dir: Path, *, keep: Path | None = None) -> Repl
         model, credential = None, None  # the agent needs no model
     # the run's agent image (rebuilt from its template if it was removed since; else a no-op)
     image = agent_image_for(identity.agent.config, identity.runtime.name, identity.runtime.image) or identity.runtime.image
-    agent = Agent.from_config(config, model, credential, problem_name, False, image)
+    agent = Agent.from_config(config, model, credential, split_unit(problem_name)[0], False, image)
     if not replies.is_file() and identity.model is not None and not agent.supports_replay():
         raise ReplayError(
             f"{replies}: no recorded model replies, and agent '{identity.agent.type}' cannot replay on its own"
@@ -150,7 +159,8 @@ def replay_checkpoint(checkpoint_dir: Path, *, keep: Path | None = None) -> Repl
     seed = problem.path / problem.workspace if problem.workspace else None
     with tempfile.TemporaryDirectory(prefix="agentrig-replay-") as scratch:
         session = open_session(
-            identity.runtime.name, image, seed, problem_name, Path(scratch), identity.runtime.options, problem=problem
+            identity.runtime.name, image, seed, problem_name.replace("/", "-"), Path(scratch), identity.runtime.options,
+            problem=problem,
         )
         try:
             if index > 0:

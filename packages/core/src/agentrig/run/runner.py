@@ -31,6 +31,8 @@ from agentrig.run.records import (
     RunRecord,
     RuntimeRecord,
     Totals,
+    split_unit,
+    unit_name,
     utcnow,
 )
 
@@ -55,6 +57,7 @@ class RunRequest(BaseModel):
     resume: bool = False
     retry_errors: bool = False
     jobs: int = Field(default=1, ge=1)
+    attempts: int = Field(default=1, ge=1)
     executor: str = "local"
     executor_options: dict[str, Any] = Field(default_factory=dict)
     verbose: bool = False
@@ -138,11 +141,23 @@ def prepare(
 
 
 def _finished_names(directory: RunDirectory) -> dict[str, set[str]]:
-    """The checkpoints ``results.jsonl`` holds, by problem."""
+    """The checkpoints ``results.jsonl`` holds, by problem run (unit)."""
     names: dict[str, set[str]] = {}
     for line in directory.results():
-        names.setdefault(line.problem, set()).add(line.checkpoint)
+        names.setdefault(line.unit, set()).add(line.checkpoint)
     return names
+
+
+def _units(problems: list[Any], attempts: int) -> list[tuple[Any, int | None, str]]:
+    """The problem runs: ``(problem, attempt, unit name)``; with several attempts, attempt 1 of
+    every problem first (a run stopped early still has pass@1 over every problem)."""
+    if attempts <= 1:
+        return [(problem, None, problem.name) for problem in problems]
+    return [
+        (problem, attempt, unit_name(problem.name, attempt))
+        for attempt in range(1, attempts + 1)
+        for problem in problems
+    ]
 
 
 def _prepare_claimed(
@@ -154,12 +169,13 @@ def _prepare_claimed(
     directory: RunDirectory,
     previous: RunRecord | None,
 ) -> PreparedRun:
+    units = _units(problems, request.attempts)
     if previous is not None:
         if request.retry_errors:
-            directory.retract_errors([(p.name, [c.name for c in p.checkpoints]) for p in problems])
+            directory.retract_errors([(unit, [c.name for c in p.checkpoints]) for p, _, unit in units])
         finished = _finished_names(directory)
         if previous.status == "completed" and all(
-            {c.name for c in problem.checkpoints} <= finished.get(problem.name, set()) for problem in problems
+            {c.name for c in problem.checkpoints} <= finished.get(unit, set()) for problem, _, unit in units
         ):
             # Nothing left to do: the finished record is kept exactly as it is.
             return PreparedRun(request=request, directory=directory.root, record=previous, jobs=[], up_to_date=True)
@@ -179,12 +195,12 @@ def _prepare_claimed(
             executor=request.executor,
         )
     finished = _finished_names(directory) if previous is not None else {}
-    for problem in problems:
-        existing = record.problems.get(problem.name)
-        complete = {c.name for c in problem.checkpoints} <= finished.get(problem.name, set())
+    for problem, _, unit in units:
+        existing = record.problems.get(unit)
+        complete = {c.name for c in problem.checkpoints} <= finished.get(unit, set())
         if existing is None or existing.status != "completed" or not complete:
-            record.problems[problem.name] = ProblemRecord(
-                name=problem.name,
+            record.problems[unit] = ProblemRecord(
+                name=unit,
                 path=str(problem.path),
                 format=problem.format,
                 checkpoints=[c.name for c in problem.checkpoints],
@@ -199,7 +215,8 @@ def _prepare_claimed(
     jobs = [
         ProblemJob(
             problem_path=str(problem.path),
-            problem_name=problem.name,
+            problem_name=unit,
+            attempt=attempt,
             problem_format=problem.format,
             agent_config=request.agent_config,
             model=request.model,
@@ -215,7 +232,7 @@ def _prepare_claimed(
             thinking_max_tokens=request.thinking_max_tokens,
             pass_policy=request.pass_policy,
         )
-        for problem in problems
+        for problem, attempt, unit in units
     ]
     return PreparedRun(request=request, directory=directory.root, record=record, jobs=jobs)
 
@@ -278,21 +295,40 @@ def execute(prepared: PreparedRun, emit: EventSink, tick: Any = None, executor: 
     clock = time.monotonic()
     started_elapsed = record.elapsed
 
+    attempts = record.identity.settings.attempts or 1
+
     def sum_totals() -> None:
         record.totals = Totals()
         for problem in record.problems.values():
             record.totals.merge(problem.totals, expected_checkpoints=len(problem.checkpoints))
         record.elapsed = started_elapsed + (time.monotonic() - clock)
 
+    unit_lines: dict[str, list[CheckpointResultLine]] = {}  # kept as units finish: no re-reading results.jsonl
+    if attempts > 1:
+        for line in directory.results():  # a resumed run's finished attempts count from the start
+            unit_lines.setdefault(line.unit, []).append(line)
+
+    def refresh_pass_at_k() -> None:
+        if attempts > 1:
+            from agentrig.run.pass_at_k import summarize
+
+            checkpoints: dict[str, list[str]] = {}
+            for name, problem in record.problems.items():
+                checkpoints.setdefault(split_unit(name)[0], list(problem.checkpoints))
+            lines = [line for mine in unit_lines.values() for line in mine]
+            record.pass_at_k = summarize(lines, checkpoints, attempts)
+
     def refresh_totals() -> None:
         """Every problem's totals from ``results.jsonl``, in one pass."""
         by_problem: dict[str, list[CheckpointResultLine]] = {}
         for line in directory.results():
-            by_problem.setdefault(line.problem, []).append(line)
+            by_problem.setdefault(line.unit, []).append(line)
         for name, problem in record.problems.items():
             mine = by_problem.get(name, [])
             problem.totals = Totals.of(mine)
             problem.finished = len(mine)
+            unit_lines[name] = mine
+        refresh_pass_at_k()
         sum_totals()
 
     run_file = _RunFile(
@@ -307,6 +343,8 @@ def execute(prepared: PreparedRun, emit: EventSink, tick: Any = None, executor: 
         problem.totals = Totals.of(mine)
         problem.finished = len(mine)
         record.problems[job.problem_name] = problem
+        unit_lines[job.problem_name] = mine
+        refresh_pass_at_k()
         run_file.changed()
 
     def mark_running(event: Any) -> None:

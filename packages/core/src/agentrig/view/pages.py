@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from agentrig.report.compare import Comparison, compare
+from agentrig.report.passk import pass_at_k_lines
 from agentrig.report.reader import CheckpointDetail, CheckpointEntry, LoadedRun, UnknownStep
 from agentrig.report.summary import CheckpointRow, RunSummary, informative_score, money, seconds, tests_text, tokens_text
 from agentrig.report.text import test_results
@@ -66,6 +67,7 @@ def run_card(index: int, run: LoadedRun) -> dict[str, Any]:
         "summary": summary,
         "totals_line": summary.totals.line(),
         "problems_line": summary.problems_line(),
+        "pass_at_k_lines": pass_at_k_lines(summary.pass_at_k) if summary.pass_at_k is not None else [],
         "pass_rate": summary.totals.pass_rate,
         "runtime": record.identity.runtime.name if record else "?",
         "image": record.identity.runtime.agent_image or record.identity.runtime.image if record else None,

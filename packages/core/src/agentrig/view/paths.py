@@ -12,7 +12,18 @@ STEPS_PER_PAGE = 400
 def checkpoint_page(run: int, problem: str, checkpoint: str, part: int = 1) -> str:
     """``runs/<run>/<problem>/<checkpoint>.html`` (``.p<part>.html`` for later parts of long trajectories)."""
     suffix = "" if part == 1 else f".p{part}"
-    return f"runs/{run}/{quote(problem, safe='')}/{quote(checkpoint, safe='')}{suffix}.html"
+    return f"runs/{run}/{quote(problem_segment(problem), safe='')}/{quote(checkpoint, safe='')}{suffix}.html"
+
+
+def problem_segment(problem: str) -> str:
+    """The path segment of a problem run: ``<problem>~attempt_<i>`` for an attempt (one segment, as
+    problem names never hold ``~``)."""
+    return problem.replace("/", "~")
+
+
+def problem_of_segment(segment: str) -> str:
+    """The problem run a segment of :func:`problem_segment` names."""
+    return segment.replace("~", "/")
 
 
 def root_prefix(page: str) -> str:

@@ -13,7 +13,7 @@ from urllib.parse import unquote
 from agentrig.report.reader import LoadedRun, NotARunError, load_checkpoint, open_run
 from agentrig.run.layout import RESULTS_FILE, RUN_FILE
 from agentrig.view import pages
-from agentrig.view.paths import ASSETS, INDEX, checkpoint_page, root_prefix
+from agentrig.view.paths import ASSETS, INDEX, checkpoint_page, problem_of_segment, root_prefix
 
 PAGE_CACHE = 64
 ASSET_FILES = ("app.css", "app.js", "uplot/uPlot.iife.min.js", "uplot/uPlot.min.css", "uplot/LICENSE")
@@ -175,7 +175,7 @@ class Report:
             head, dot, tail = name.rpartition(".p")
             if dot and tail.isdigit():
                 name, part = head, int(tail)
-            return self.checkpoint(int(parts[1]), parts[2], name, part)
+            return self.checkpoint(int(parts[1]), problem_of_segment(parts[2]), name, part)
         return None
 
     def checkpoints(self) -> list[tuple[int, str, str]]:

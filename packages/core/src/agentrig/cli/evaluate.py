@@ -1,0 +1,59 @@
+"""``agentrig evaluate RUN_DIR [PROBLEM[/CHECKPOINT]] [--policy P]``: re-evaluate recorded snapshots."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Any
+
+from agentrig.cli.output import CLIError
+
+
+def add_parser(subparsers: Any) -> None:
+    """Add the ``evaluate`` command."""
+    parser = subparsers.add_parser(
+        "evaluate",
+        help="re-run the evaluation of recorded snapshots, without the agent",
+        description="Evaluate the finished checkpoints of a run again from their recorded snapshots, with the "
+        "problems' tests as they are now (after a test fix) or under another pass policy. Each new evaluation is "
+        "written beside the old ones as CHECKPOINT/evaluations/<n>.json (evaluation.json is never rewritten); the "
+        "checkpoints whose verdict changed are printed.",
+    )
+    parser.add_argument("run_dir", type=Path, metavar="RUN_DIR", help="a run directory (e.g. runs/latest)")
+    parser.add_argument(
+        "target", nargs="?", metavar="PROBLEM[/CHECKPOINT]",
+        help="only this problem, or one checkpoint (PROBLEM/attempt_<i>[/CHECKPOINT] for one attempt)",
+    )
+    parser.add_argument(
+        "--policy", "--pass-policy", dest="policy", metavar="POLICY",
+        help="the pass policy to decide with (all, score>=0.5, ...); default: the one the run used",
+    )
+    parser.add_argument("--test-timeout", type=float, default=None, help="seconds a test may take (default 600)")
+    parser.set_defaults(handler=evaluate_command)
+
+
+def evaluate_command(args: argparse.Namespace) -> int:
+    """Evaluate again; print every changed verdict and a count. 0, or 1 when an evaluation could not run."""
+    from agentrig.run.problems import ProblemError
+    from agentrig.run.reevaluate import EvaluateError, Reevaluation, reevaluate
+
+    if args.test_timeout is not None and args.test_timeout <= 0:
+        raise CLIError(f"--test-timeout {args.test_timeout}: must be positive", status=2)
+
+    def report(outcome: Reevaluation) -> None:
+        name = f"{outcome.unit}/{outcome.checkpoint}"
+        if outcome.changed:
+            print(f"{name}: {outcome.before} -> {outcome.after} ({outcome.file}; was {outcome.before_file})", flush=True)
+
+    try:
+        outcomes = reevaluate(args.run_dir, args.target, args.policy, timeout=args.test_timeout, on_result=report)
+    except (EvaluateError, ProblemError) as exc:
+        raise CLIError(str(exc), status=2) from None
+    changed = sum(o.changed for o in outcomes)
+    counts = {v: sum(o.after == v for o in outcomes) for v in ("passed", "failed", "error", "not_evaluated")}
+    parts = [f"{n} {v.replace('_', ' ')}" for v, n in counts.items() if n]
+    print(f"{len(outcomes)} checkpoints evaluated again: {', '.join(parts)}; {changed} changed verdict")
+    errors = [o for o in outcomes if o.after == "error"]
+    for outcome in errors[:3]:
+        print(f"{outcome.unit}/{outcome.checkpoint}: evaluation failed: {outcome.evaluation.error or 'infrastructure failure'}")
+    return 1 if errors else 0

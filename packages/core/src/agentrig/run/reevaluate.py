@@ -1,0 +1,220 @@
+"""``agentrig evaluate``: the recorded snapshots of a run evaluated again, without the agent.
+
+After a test is fixed, or under another pass policy, each finished
+checkpoint's ``snapshot/`` is restored into a fresh workspace of the run's
+runtime and evaluated through its problem's format
+(:func:`~agentrig.run.evaluation.evaluate_checkpoint`), with the problem's
+tests as they are now. The new verdict is written beside the old ones as
+``<checkpoint>/evaluations/<n>.json`` (1, 2, ...; the test runner's raw
+report in ``evaluations/<n>/``); ``evaluation.json``, ``results.jsonl`` and
+``run.json`` (the run as it happened) are never rewritten.
+"""
+
+from __future__ import annotations
+
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel
+
+from agentrig.run.atomic import write_model_atomic
+from agentrig.run.layout import CheckpointPaths, RunDirectory, RunDirectoryError
+from agentrig.run.records import CheckpointResultLine, EvaluationRecord, RunRecord, split_unit
+
+
+class EvaluateError(ValueError):
+    """The run or the selection cannot be re-evaluated; one line naming what to fix."""
+
+
+class Reevaluation(BaseModel):
+    """One checkpoint evaluated again: where, the verdict before and now, the new file."""
+
+    unit: str
+    checkpoint: str
+    before: str
+    before_file: str
+    after: str
+    file: str
+    evaluation: EvaluationRecord
+
+    @property
+    def changed(self) -> bool:
+        """Whether the verdict differs from the evaluation before this one."""
+        return self.before != self.after
+
+
+def verdict(evaluation: EvaluationRecord) -> str:
+    """``passed``, ``failed``, ``error`` (the evaluation could not run) or ``not_evaluated`` (no test)."""
+    if evaluation.error is not None or evaluation.infrastructure_failure:
+        return "error"
+    if evaluation.passed is None:
+        return "not_evaluated"
+    return "passed" if evaluation.passed else "failed"
+
+
+def evaluations(paths: CheckpointPaths) -> list[Path]:
+    """A checkpoint's evaluations, oldest first: ``evaluation.json``, then ``evaluations/1.json``, 2, ..."""
+    found = [paths.evaluation] if paths.evaluation.is_file() else []
+    if paths.evaluations.is_dir():
+        numbered = [p for p in paths.evaluations.glob("*.json") if p.stem.isdigit()]
+        found += sorted(numbered, key=lambda p: int(p.stem))
+    return found
+
+
+def _next_file(paths: CheckpointPaths) -> Path:
+    numbers = [int(p.stem) for p in evaluations(paths) if p.parent == paths.evaluations]
+    return paths.evaluations / f"{max(numbers, default=0) + 1}.json"
+
+
+def select(record: RunRecord, lines: list[CheckpointResultLine], target: str | None, run_file: Path) -> list[CheckpointResultLine]:
+    """The finished checkpoints ``target`` names: ``PROBLEM``, ``PROBLEM/CHECKPOINT``,
+    ``PROBLEM/attempt_<i>[/CHECKPOINT]`` (runs with ``--attempts``), or every one."""
+    units = list(record.problems)
+    chosen_units, checkpoint = units, None
+    if target:
+        parts = target.strip("/").split("/")
+        problems = sorted({split_unit(u)[0] for u in units})
+        if parts[0] not in problems:
+            raise EvaluateError(f"{run_file}: the run has no problem '{parts[0]}' (problems: {', '.join(problems)})")
+        rest = parts[1:]
+        chosen_units = [u for u in units if split_unit(u)[0] == parts[0]]
+        if rest and rest[0].startswith("attempt_") and f"{parts[0]}/{rest[0]}" in units:
+            chosen_units, rest = [f"{parts[0]}/{rest[0]}"], rest[1:]
+        if len(rest) > 1:
+            raise EvaluateError(f"{target}: expected PROBLEM, PROBLEM/CHECKPOINT or PROBLEM/attempt_<i>/CHECKPOINT")
+        if rest:
+            checkpoint = rest[0]
+            known = record.problems[chosen_units[0]].checkpoints
+            if checkpoint not in known:
+                raise EvaluateError(
+                    f"problem '{parts[0]}' has no checkpoint '{checkpoint}' (checkpoints: {', '.join(known)})"
+                )
+    order = {u: i for i, u in enumerate(units)}
+    chosen = [
+        line for line in lines
+        if line.unit in chosen_units and (checkpoint is None or line.checkpoint == checkpoint) and line.status != "skipped"
+    ]
+    chosen.sort(key=lambda line: (order.get(line.unit, len(order)), line.index))
+    if not chosen:
+        raise EvaluateError(f"{target or run_file.parent}: no finished checkpoint to evaluate")
+    return chosen
+
+
+def _policy(name: str | None, recorded: EvaluationRecord | None) -> Any:
+    from agentrig.evaluation.policy import PassPolicy, PolicyError
+
+    if name is not None:
+        return PassPolicy.parse(name)
+    try:  # the policy the run decided with, so only the tests' change shows
+        return PassPolicy.parse(recorded.policy) if recorded is not None and recorded.policy else None
+    except PolicyError:
+        return None
+
+
+def reevaluate(
+    run_root: Path,
+    target: str | None = None,
+    policy: str | None = None,
+    *,
+    timeout: float | None = None,
+    on_result: Callable[[Reevaluation], None] | None = None,
+) -> list[Reevaluation]:
+    """Evaluate the selected finished checkpoints of the run in ``run_root`` again; returns the outcomes.
+
+    Raises :class:`EvaluateError` for a directory that holds no run, an unknown
+    problem or checkpoint, or a bad ``policy``; holds the run directory's lock
+    meanwhile (a run writing it is refused).
+    """
+    from agentrig.evaluation.policy import PolicyError
+    from agentrig.run.evaluation import DEFAULT_TEST_TIMEOUT
+
+    directory = RunDirectory(Path(run_root))
+    if not directory.root.is_dir():
+        raise EvaluateError(f"{directory.root}: no such directory; pass a run directory (e.g. runs/latest)")
+    if not directory.run_file.is_file():
+        raise EvaluateError(f"{directory.root} is not a run directory (run.json missing); pass the directory `agentrig run` printed")
+    if policy is not None:
+        try:
+            policy = str(_policy(policy, None))
+        except PolicyError as exc:
+            raise EvaluateError(f"--policy {policy}: {exc}") from None
+    try:
+        record = directory.read_run()
+    except RunDirectoryError as exc:
+        raise EvaluateError(str(exc)) from None
+    chosen = select(record, directory.results(), target, directory.run_file)
+    try:
+        lock = directory.lock()
+    except RunDirectoryError as exc:
+        raise EvaluateError(str(exc)) from None
+    try:
+        outcomes = []
+        for line in chosen:
+            outcome = _reevaluate_one(directory, record, line, policy, timeout or DEFAULT_TEST_TIMEOUT)
+            if on_result is not None:
+                on_result(outcome)
+            outcomes.append(outcome)
+        return outcomes
+    finally:
+        directory.unlock(lock)
+
+
+def _reevaluate_one(
+    directory: RunDirectory, record: RunRecord, line: CheckpointResultLine, policy: str | None, timeout: float
+) -> Reevaluation:
+    from agentrig.run.evaluation import evaluate_checkpoint
+    from agentrig.run.problems import load_problem
+    from agentrig.run.sessions import open_session
+
+    problem_record = record.problems[line.unit]
+    try:
+        problem = load_problem(problem_record.path, problem_record.format)
+    except Exception as exc:  # the problem moved or no longer loads: say which
+        raise EvaluateError(f"problem '{line.problem}' ({problem_record.path}): {exc}") from None
+    checkpoint = next((c for c in problem.checkpoints if c.name == line.checkpoint), None)
+    if checkpoint is None:
+        raise EvaluateError(f"problem '{line.problem}' ({problem.path}) no longer has checkpoint '{line.checkpoint}'")
+    paths = directory.checkpoint(line.unit, line.checkpoint)
+    if not paths.snapshot.is_dir():
+        raise EvaluateError(f"{paths.snapshot}: the checkpoint's snapshot is missing; it cannot be evaluated again")
+    history = evaluations(paths)
+    before = EvaluationRecord.model_validate_json(history[-1].read_bytes()) if history else None
+    identity = record.identity
+    image = identity.runtime.agent_image or identity.runtime.image
+    seed = problem.path / problem.workspace if problem.workspace else None
+    target = _next_file(paths)
+    with tempfile.TemporaryDirectory(prefix="agentrig-evaluate-") as scratch:
+        session = open_session(
+            identity.runtime.name, image, seed, line.unit.replace("/", "-"), Path(scratch), identity.runtime.options,
+            problem=problem,
+        )
+        try:
+            session.restore(paths.snapshot)
+            session.problem, session.checkpoint = problem, checkpoint
+            evaluation = evaluate_checkpoint(
+                session.runtime,
+                session.workspace.path,
+                problem,
+                checkpoint,
+                report_dir=target.with_suffix(""),
+                timeout=timeout,
+                policy=_policy(policy, before),
+            )
+        finally:
+            session.close()
+    target.parent.mkdir(parents=True, exist_ok=True)
+    write_model_atomic(target, evaluation)
+    return Reevaluation(
+        unit=line.unit,
+        checkpoint=line.checkpoint,
+        before=verdict(before) if before is not None else line.status,
+        before_file=str(history[-1].relative_to(paths.root)) if history else "results.jsonl",
+        after=verdict(evaluation),
+        file=str(target.relative_to(directory.root)),
+        evaluation=evaluation,
+    )
+
+
+__all__ = ["EvaluateError", "Reevaluation", "reevaluate", "select", "evaluations", "verdict"]
