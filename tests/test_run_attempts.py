@@ -93,6 +93,29 @@ def test_pass_at_k_is_the_unbiased_estimator() -> None:
     assert pass_at_k(2, 1, 3) == pytest.approx(formula(2, 1, 2))  # k above n: k = n
 
 
+def test_summary_of_scored_attempts() -> None:
+    from agentrig.run.pass_at_k import summarize
+
+    def line(attempt: int, checkpoint: str, status: str, score: float | None) -> CheckpointResultLine:
+        return CheckpointResultLine(problem="p", attempt=attempt, checkpoint=checkpoint, index=int(checkpoint[-1]) - 1,
+                                    status=status, score=score)  # type: ignore[arg-type]
+
+    lines = [
+        line(1, "c1", "passed", 1.0), line(1, "c2", "failed", 0.5),
+        line(2, "c1", "passed", 1.0), line(2, "c2", "passed", 1.0),
+        line(3, "c1", "failed", 0.25),  # attempt 3 unfinished: counts for c1 only
+    ]
+    summary = summarize(lines, {"p": ["c1", "c2"]}, 3)
+    solved = summary.problems["p"].solved
+    assert (solved.n, solved.c) == (2, 1)
+    assert solved.pass_at_1 == pytest.approx(formula(2, 1, 1)) and solved.pass_at_k == pytest.approx(formula(2, 1, 2))
+    assert solved.mean_score == pytest.approx(((1.0 + 0.5) / 2 + (1.0 + 1.0) / 2) / 2)
+    c1 = summary.problems["p"].checkpoints["c1"]
+    assert (c1.n, c1.c, c1.mean_score) == (3, 2, pytest.approx(2.25 / 3))
+    assert c1.pass_at_k == pytest.approx(formula(3, 2, 3))
+    assert summary.run.pass_at_1 == solved.pass_at_1
+
+
 @pytest.mark.parametrize("jobs", [1, 3])
 def test_three_attempts_two_solved_report_pass_at_1_and_3(scripted, tmp_path: Path, capsys, jobs: int) -> None:  # type: ignore[no-untyped-def]
     handler, seen = fail_once()
@@ -138,7 +161,7 @@ def test_three_attempts_two_solved_report_pass_at_1_and_3(scripted, tmp_path: Pa
     assert (never.solved.n, never.solved.c, never.solved.pass_at_1, never.solved.pass_at_k) == (3, 0, 0.0, 0.0)
     assert summary.run.pass_at_1 == pytest.approx((2 / 3 + 0) / 2)
     assert summary.run.pass_at_k == pytest.approx((1 + 0) / 2)
-    assert summary.run.mean_score == pytest.approx((2 / 3 * 1 + 1 / 3 * 0.5 + 0) / 2)  # an attempt's score: its checkpoints' mean
+    assert summary.run.mean_score is None  # exit-code tests give no score (see the scored case below)
     assert summary.checkpoints["checkpoint_1"].pass_at_1 == pytest.approx((1 + 0) / 2)
 
     assert "pass@1 0.333 | pass@3 0.500 over 2 problems, 3 attempts each (6 finished, 2 solved)" in printed
