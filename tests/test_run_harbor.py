@@ -100,6 +100,17 @@ def test_scripted_agent_on_harbor_and_terminal_bench_tasks(tmp_path: Path, fake_
     assert replay.returncode == 0, replay.stderr
     assert "match" in (replay.stdout + replay.stderr).lower()
 
+    # evaluate: the recorded snapshot in a fresh task container, the verifier again, under another policy
+    evaluated = _agentrig(tmp_path, fake_openai_server, "evaluate", str(out), "word-count", "--policy", "score>=0.5")
+    assert evaluated.returncode == 0, evaluated.stderr
+    assert evaluated.stdout.splitlines() == [
+        "word-count/task: failed -> passed (word-count/task/evaluations/1.json; was evaluation.json)",
+        "1 checkpoints evaluated again: 1 passed; 1 changed verdict",
+    ]
+    again = EvaluationRecord.model_validate_json((out / "word-count" / "task" / "evaluations" / "1.json").read_bytes())
+    assert (again.passed, again.score, again.policy, again.command) == (True, 0.5, "score>=0.5", "bash /tests/test.sh")
+    assert _evaluation(out, "word-count").passed is False  # the recorded evaluation is kept
+
     # another pass policy decides the same reward differently
     lenient = tmp_path / "lenient"
     proc = _agentrig(tmp_path, fake_openai_server, "run", str(dataset / "word-count"), "--agent", "scripted", *MODEL,
