@@ -265,3 +265,18 @@ def test_show_compare_and_view_present_attempts_and_pass_at_k(scripted, tmp_path
     assert b"runs/1/twice~attempt_2/checkpoint_2.html" in index.body  # one path segment per problem run
     page = report.render("/runs/1/twice~attempt_2/checkpoint_2.html")
     assert page is not None and b"Second part." in page.body
+
+
+def test_oracle_attempts_on_the_starter_dataset_concurrently(tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
+    out = tmp_path / "run"
+    assert main(["run", "dataset:starter", "--agent", "oracle", "--attempts", "2", "--jobs", "2", "--output", str(out), "-q"]) == 0
+    record = RunRecord.model_validate_json((out / "run.json").read_bytes())
+    summary = record.pass_at_k
+    assert summary is not None and len(summary.problems) == 3 and len(record.problems) == 6
+    assert all((p.solved.n, p.solved.c) == (2, 2) for p in summary.problems.values())
+    assert (summary.run.pass_at_1, summary.run.pass_at_k) == (1.0, 1.0)
+    assert "pass@1 1.000 | pass@2 1.000 over 3 problems, 2 attempts each (6 finished, 6 solved)" in capsys.readouterr().out
+
+    assert main(["export", str(out), "--format", "jsonl", "-o", "-"]) == 0
+    steps = [json.loads(x) for x in capsys.readouterr().out.splitlines()]
+    assert {s["problem"] for s in steps} == set(record.problems)  # every attempt's steps, named by attempt
