@@ -176,6 +176,13 @@ def test_resume_finishes_a_slopcode_run(tmp_path: Path) -> None:
     assert [(x.checkpoint, x.status) for x in results(out)] == [("checkpoint_1", "passed"), ("checkpoint_2", "passed")]
     assert evaluation(out, "wordcount", "checkpoint_2").counts.total == 8  # type: ignore[union-attr]
 
+    # replay: the model-less oracle runs the checkpoint again in a fresh workspace, same verdict
+    kept = tmp_path / "replayed"
+    proc = agentrig(tmp_path, "http://127.0.0.1:9", "replay", str(out / "wordcount" / "checkpoint_2"), "--output", str(kept))
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    replayed = EvaluationRecord.model_validate_json((kept / "evaluation.json").read_bytes())
+    assert replayed.passed and replayed.counts.total == 8 and (kept / "evaluation" / "pytest-report.json").is_file()  # type: ignore[union-attr]
+
 
 def test_bad_slopcode_inputs(tmp_path: Path) -> None:
     broken = tmp_path / "broken" / "wordcount"
@@ -209,3 +216,34 @@ def test_bad_slopcode_inputs(tmp_path: Path) -> None:
         "exit code 3" in (record.error or "")
     )
     assert results(out)[0].status == "error" and results(out)[0].infrastructure_failure
+
+
+def test_a_problem_yaml_checkpoint_reads_a_junit_report(tmp_path: Path) -> None:
+    problem = tmp_path / "p" / "adder"
+    (problem / "tests").mkdir(parents=True)
+    (problem / "solution").mkdir()
+    (problem / "solution" / "adder.py").write_text("def add(a, b):\n    return a + b\n")
+    (problem / "task.md").write_text("Write add(a, b) in adder.py.\n")
+    (problem / "tests" / "test_adder.py").write_text(
+        "from adder import add\n\n"
+        "def test_small():\n    assert add(1, 2) == 3\n\n"
+        "def test_negative():\n    assert add(-1, -2) == -3\n\n"
+        "def test_strings():\n    assert add('a', 'b') == 'ab'\n"
+    )
+    command = f"{sys.executable} -m pytest -q -p no:cacheprovider -p no:randomly --junitxml=junit.xml tests"
+    (problem / "problem.yaml").write_text(
+        "name: adder\ncheckpoints:\n  - name: add\n    prompt: task.md\n    solution: solution\n"
+        f"    test: {json.dumps(command)}\n    report: junit:junit.xml\n    pass_policy: score>=0.6\n"
+    )
+    out = tmp_path / "run"
+    proc = agentrig(tmp_path, "http://127.0.0.1:9", "run", str(problem), "--agent", "oracle", "--output", str(out))
+    assert proc.returncode == 0, proc.stderr
+    record = evaluation(out, "adder", "add")
+    assert (record.passed, record.score, record.policy, record.report) == (True, 1.0, "score>=0.6", "junit.xml")
+    assert sorted(t.id.split("::")[-1] for t in record.tests) == ["test_negative", "test_small", "test_strings"]
+    assert record.groups["Core"].passed == 3 and (out / "adder" / "add" / "evaluation" / "junit.xml").is_file()
+
+    listing = agentrig(tmp_path, "http://127.0.0.1:9", "problems", "list", str(tmp_path / "p"))
+    assert listing.returncode == 0, listing.stderr
+    assert listing.stdout.split("\n")[0].split() == ["FORMAT", "NAME", "CHECKPOINTS", "TESTS", "SOLUTION", "PATH"]
+    assert listing.stdout.split("\n")[1].split() == ["agentrig", "adder", "1", "1", "yes", "adder"]
