@@ -124,7 +124,9 @@ def sweep_stale_containers(client: docker.DockerClient) -> list[str]:
     """Remove agentrig containers made on this host by processes that are gone; returns their names."""
     removed: list[str] = []
     host = socket.gethostname()
-    for container in client.containers.list(all=True, filters={"label": LABEL}):
+    # ignore_removed: a container removed between the listing and its inspection (its run just
+    # ended) is skipped; without it docker-py raised NotFound here, failing the next session
+    for container in client.containers.list(all=True, filters={"label": LABEL}, ignore_removed=True):
         labels = container.labels or {}
         if labels.get(LABEL_HOST) != host or _owner_alive(labels):
             continue
