@@ -301,3 +301,27 @@ def test_resume_where_there_is_no_run_gives_advice_that_works(problem: Path, tmp
     status, err = run_cli(capsys, *args[:-1], str(empty), "--resume")
     assert status == 2 and "drop --resume to start a new run there" in one_error_line(err)
     assert not empty.exists()
+
+
+def test_an_agent_that_does_not_declare_needs_model_runs_without_model(
+    plugin_registry, tmp_path: Path, capsys: pytest.CaptureFixture[str]  # type: ignore[no-untyped-def]
+) -> None:
+    """A third party's agent written against the contract (no ``needs_model``) runs unchanged
+    without ``--model``: it receives no model and run.json records none."""
+    import agentrig
+    from agentrig_scripted.undeclared import UndeclaredAgent
+
+    class Undeclared:
+        @agentrig.hookimpl
+        def agentrig_agents(self):  # type: ignore[no-untyped-def]
+            return [agentrig.AgentSpec(name="undeclared", config="agentrig_scripted.undeclared:UndeclaredConfig",
+                                       agent="agentrig_scripted.undeclared:UndeclaredAgent")]
+
+    plugin_registry.register(Undeclared(), "undeclared")
+    out = tmp_path / "run"
+    status = main(["run", "dataset:starter", "--problem", "word_count", "--agent", "undeclared", "--output", str(out)])
+    assert status == 0, capsys.readouterr().err
+    assert UndeclaredAgent.received_model is None
+    run = RunRecord.model_validate_json((out / "run.json").read_bytes())
+    assert run.identity.model is None and run.identity.agent.type == "undeclared"
+    assert run.totals.passed == 1

@@ -92,15 +92,17 @@ class AgentSpec(_Spec):
 
     config: str
     agent: str
-    needs_model: bool = True
-    """Whether the agent calls a model: ``agentrig run`` refuses to start it without
-    ``--model``; an agent declaring ``False`` runs without one and receives ``None``."""
+    needs_model: bool | None = None
+    """Whether the agent calls a model. ``True``: ``agentrig run`` refuses to start it
+    without ``--model`` (the core's model-using agents declare it). ``False`` (the core's
+    ``oracle``) or not declared (``None``): ``--model`` is optional, as the command line documents it; without it the agent receives ``None``
+    and ``run.json`` records no model."""
     _import_paths = ("config", "agent")
 
     def __post_init__(self) -> None:
         super().__post_init__()
-        if not isinstance(self.needs_model, bool):
-            raise ValueError("needs_model: must be true or false")
+        if self.needs_model is not None and not isinstance(self.needs_model, bool):
+            raise ValueError("needs_model: must be true, false or left out")
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -168,9 +168,9 @@ def _agent_config(args: argparse.Namespace, registry: Any) -> Any:
         raise CLIError(str(exc)) from None
 
 
-def _resolve_model(name: str | None, models_dir: Path | None, agent: str = "", needs_model: bool = True) -> Any:
+def _resolve_model(name: str | None, models_dir: Path | None, agent: str = "", needs_model: bool | None = True) -> Any:
     if not name:
-        if not needs_model:
+        if needs_model is not True:  # False, or not declared: --model is optional
             return None
         raise CLIError(
             f"--model is required by agent '{agent}': PROVIDER/MODEL (e.g. openai/gpt-4o-mini) or replay/FILE.jsonl",
