@@ -81,8 +81,9 @@ def _context(dockerfile: str) -> io.BytesIO:
     return buffer
 
 
-def _build_network(client: docker.DockerClient) -> str | None:
-    # a daemon started with --bridge=none has no default network for RUN steps
+def build_network(client: docker.DockerClient) -> str | None:
+    """The network ``RUN`` steps of a build use: the default, or ``host`` on a daemon
+    started with ``--bridge=none`` (which has no default network for them)."""
     return None if client.networks.list(names=["bridge"]) else "host"
 
 
@@ -138,7 +139,7 @@ def build_agent_image(
             forcerm=True,
             pull=False,
             decode=True,
-            network_mode=_build_network(client),
+            network_mode=build_network(client),
         ):
             if "error" in chunk:
                 detail = chunk.get("errorDetail", {}).get("message") or chunk["error"]

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING
 from pydantic import BaseModel, Field
 
 from agentrig.runtime.errors import ImageBuildError, ImageNotFoundError
+from agentrig.runtime.images import build_network
 
 if TYPE_CHECKING:
     import docker
@@ -121,11 +122,6 @@ def _check_bases(client: docker.DockerClient, task: str, dockerfile: Path) -> No
             ) from None
 
 
-def _build_network(client: docker.DockerClient) -> str | None:
-    # a daemon started with --bridge=none has no default network for RUN steps
-    return None if client.networks.list(names=["bridge"]) else "host"
-
-
 def build_task_image(
     client: docker.DockerClient,
     *,
@@ -172,7 +168,7 @@ def build_task_image(
             forcerm=True,
             pull=False,
             decode=True,
-            network_mode=_build_network(client),
+            network_mode=build_network(client),
             timeout=int(timeout),
         )
         for chunk in stream:
