@@ -1,0 +1,212 @@
+"""A real Ray cluster on this machine for tests and benchmarks: a head node and a second worker node.
+
+Both nodes are started with ``ray start --block`` in a session of their own,
+bound to 127.0.0.1, under a temporary directory of their own. Teardown ends
+exactly the processes of this cluster (never ``ray stop``, which ends every
+Ray process of the machine, other people's too): each ``ray start`` process,
+its process group, and every process whose command line names the cluster's
+directory, with their descendants (workers, agents).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Mapping
+from pathlib import Path
+from types import TracebackType
+
+#: How long a node may take to start on a loaded machine.
+START_TIMEOUT = 240.0
+
+#: Times the whole cluster is started anew when a node does not come up.
+START_ATTEMPTS = 3
+
+
+def require_ray() -> None:
+    """Skip the calling test without Ray; fail it when ``CI`` is set (CI must install agentrig-ray's dependencies)."""
+    import pytest
+
+    try:
+        import ray  # noqa: F401
+    except ImportError as exc:
+        if os.environ.get("CI"):
+            pytest.fail(f"CI is set but Ray is not importable ({exc}): pip install agentrig-ray", pytrace=False)
+        pytest.skip(f"Ray is not installed ({exc})")
+
+
+def free_port() -> int:
+    """A TCP port nobody listens on now, below the ephemeral range (where Ray picks its own ports)."""
+    import random
+
+    for _ in range(100):
+        port = random.randint(20000, 30000)
+        with socket.socket() as sock:
+            try:
+                sock.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+            return port
+    raise RuntimeError("no free TCP port between 20000 and 30000")
+
+
+def ray_bin() -> str:
+    """The ``ray`` script of the running interpreter's environment."""
+    return str(Path(sys.executable).with_name("ray"))
+
+
+def _children() -> dict[int, list[int]]:
+    tree: dict[int, list[int]] = {}
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat") as f:
+                ppid = int(f.read().rpartition(")")[2].split()[1])
+        except (OSError, ValueError, IndexError):
+            continue
+        tree.setdefault(ppid, []).append(int(entry))
+    return tree
+
+
+def _cmdline(pid: int) -> str:
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as f:
+            return f.read().replace(b"\0", b" ").decode(errors="replace")
+    except OSError:
+        return ""
+
+
+def processes_of(marker: str, roots: list[int] = []) -> set[int]:  # noqa: B006 - read only
+    """Pids of the processes whose command line contains ``marker``, of ``roots``, and all their descendants."""
+    tree = _children()
+    found = {pid for pids in tree.values() for pid in pids if marker in _cmdline(pid)}
+    found |= {pid for pid in roots if os.path.exists(f"/proc/{pid}")}
+    todo = list(found)
+    while todo:
+        for child in tree.get(todo.pop(), []):
+            if child not in found:
+                found.add(child)
+                todo.append(child)
+    found.discard(os.getpid())
+    return found
+
+
+def task_workers(function: str = "run_problem_task") -> list[int]:
+    """Pids of Ray worker processes running ``function`` now (their title is ``ray::function``)."""
+    return [pid for pid in _children_flat() if _cmdline(pid).startswith(f"ray::{function}")]
+
+
+def _children_flat() -> list[int]:
+    return [pid for pids in _children().values() for pid in pids]
+
+
+class LocalRayCluster:
+    """``with LocalRayCluster(env) as cluster:`` a head (``cluster.address``) plus a worker node, torn down at exit.
+
+    ``env`` is the nodes' environment: what a node of a real cluster has
+    installed and set (its ``PYTHONPATH`` makes the agent packages importable);
+    whatever the dispatcher sends comes on top.
+    """
+
+    def __init__(self, env: Mapping[str, str] | None = None, *, head_cpus: int = 1, worker_cpus: int = 1) -> None:
+        """Choose ports and a directory; nothing starts before ``__enter__``."""
+        self.env = {**(env if env is not None else os.environ), "RAY_USAGE_STATS_ENABLED": "0"}
+        self.head_cpus = head_cpus
+        self.worker_cpus = worker_cpus
+        self.port = free_port()
+        self.address = f"127.0.0.1:{self.port}"
+        # short: Ray's unix socket paths under it must stay below 108 bytes
+        self.root = Path(tempfile.mkdtemp(prefix="arr-", dir="/tmp"))
+        self.nodes: list[subprocess.Popen[bytes]] = []
+
+    def _start(self, args: list[str], name: str) -> None:
+        log = self.root / f"{name}.log"
+        with open(log, "wb") as out:
+            node = subprocess.Popen(
+                [ray_bin(), "start", "--block", "--node-ip-address=127.0.0.1", "--disable-usage-stats", *args],
+                env=self.env, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, start_new_session=True,
+            )
+        self.nodes.append(node)
+        deadline = time.monotonic() + START_TIMEOUT
+        while b"Ray runtime started" not in log.read_bytes():
+            if node.poll() is not None or time.monotonic() > deadline:
+                raise RuntimeError(f"ray start ({name}) failed:\n{log.read_text(errors='replace')[-3000:]}")
+            time.sleep(0.2)
+
+    def __enter__(self) -> LocalRayCluster:
+        """Start the head, then the worker node; tries again from scratch if either fails.
+
+        ``ray start`` gives a node 30 s (hard-coded) to register with the head,
+        which a machine shared by many busy processes sometimes misses.
+        """
+        for attempt in range(START_ATTEMPTS):
+            try:
+                return self._start_nodes()
+            except RuntimeError:
+                if attempt == START_ATTEMPTS - 1:
+                    raise
+                self.port = free_port()
+                self.address = f"127.0.0.1:{self.port}"
+                self.root = Path(tempfile.mkdtemp(prefix="arr-", dir="/tmp"))
+                self.nodes = []
+        raise AssertionError("unreachable")
+
+    def _start_nodes(self) -> LocalRayCluster:
+        try:
+            self._start(
+                ["--head", f"--port={self.port}", f"--num-cpus={self.head_cpus}", "--include-dashboard=false",
+                 f"--temp-dir={self.root}"],
+                "head",
+            )
+            self._start(
+                [f"--address={self.address}", f"--num-cpus={self.worker_cpus}", '--resources={"second_node": 1}',
+                 f"--temp-dir={self.root}"],
+                "worker",
+            )
+        except BaseException:
+            self.stop()
+            raise
+        return self
+
+    def __exit__(self, kind: type[BaseException] | None, value: BaseException | None, tb: TracebackType | None) -> None:
+        """Tear the cluster down."""
+        self.stop()
+
+    def session_dir(self) -> Path:
+        """The head's session directory (logs, sockets) under the cluster's directory."""
+        return self.root / "session_latest"
+
+    def stop(self) -> None:
+        """End every process of this cluster: politely, then by SIGKILL; remove its directory."""
+        roots = [node.pid for node in self.nodes]
+        for node in self.nodes:
+            if node.poll() is None:
+                try:
+                    os.killpg(node.pid, signal.SIGTERM)
+                except ProcessLookupError:
+                    pass
+        deadline = time.monotonic() + 10
+        while any(node.poll() is None for node in self.nodes) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        for _ in range(3):
+            left = processes_of(str(self.root), roots)
+            if not left:
+                break
+            for pid in left:
+                try:
+                    os.kill(pid, signal.SIGKILL)
+                except ProcessLookupError:
+                    pass
+            time.sleep(0.5)
+        for node in self.nodes:
+            if node.poll() is None:
+                node.kill()
+            node.wait(5)
+        shutil.rmtree(self.root, ignore_errors=True)

@@ -1,0 +1,323 @@
+"""``agentrig run --executor ray`` against a real Ray cluster on this machine (head + a second worker node).
+
+The scripted agent (tests/fixtures) is 'installed' on the nodes through their
+``PYTHONPATH``; the model is the fake OpenAI server in this process, which the
+workers reach only through what the dispatcher sends them.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[3] / "tests" / "fixtures" / "scripted-agent" / "src"))
+
+from agentrig.run.layout import RunDirectory  # noqa: E402
+from agentrig.run.records import RunRecord  # noqa: E402
+from agentrig_ray.testing import require_ray  # noqa: E402
+from agentrig_scripted import testkit  # noqa: E402
+
+pytestmark = [pytest.mark.ray, pytest.mark.slow]
+
+#: A run on a loaded 2-core machine: Ray starts a worker process per task slot.
+RUN_TIMEOUT = 300
+
+
+def _env(agent_site: Path, base_url: str, **extra: str) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "ANTHROPIC_", "AGENTRIG_", "RAY_"))}
+    env.update(PYTHONPATH=str(agent_site), OPENAI_BASE_URL=base_url, OPENAI_API_KEY="sk-test-not-a-secret", **extra)
+    return env
+
+
+def _run(args: list[str], env: dict[str, str], timeout: float = RUN_TIMEOUT) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [testkit.agentrig_bin(), "run", *args], env=env, capture_output=True, text=True, timeout=timeout, stdin=subprocess.DEVNULL
+    )
+
+
+def _start(args: list[str], env: dict[str, str]) -> subprocess.Popen[str]:
+    return subprocess.Popen(
+        [testkit.agentrig_bin(), "run", *args], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        stdin=subprocess.DEVNULL,
+    )
+
+
+def _agent(problems: list[Path]) -> list[str]:
+    return [*map(str, problems), "--agent", "scripted", "--model", "openai/gpt-4o-mini"]
+
+
+def _ray(cluster: Any, *more: str) -> list[str]:
+    return ["--executor", "ray", "-c", f"executor.address={cluster.address}", *more]
+
+
+def _two_checkpoints(root: Path, name: str, tag: str) -> Path:
+    return testkit.make_problem(
+        root, name,
+        [
+            (f"Write a ({tag}).", [testkit.write_file("a.txt", f"{tag}\n")], f"grep -q {tag} a.txt\n"),
+            (f"Append b ({tag}).", [testkit.bash("echo b >> a.txt")], "test $(wc -l < a.txt) -eq 2\n"),
+        ],
+    )
+
+
+def _raw_lines(out: Path) -> list[tuple[str, str]]:
+    """Every line of results.jsonl as (problem, checkpoint), duplicates included."""
+    return [(d["problem"], d["checkpoint"]) for d in map(json.loads, (out / "results.jsonl").read_text().splitlines())]
+
+
+def _wait_for(predicate: Any, timeout: float, what: str) -> None:
+    deadline = time.monotonic() + timeout
+    while not predicate():
+        assert time.monotonic() < deadline, f"timed out waiting for {what}"
+        time.sleep(0.1)
+
+
+def _prompts(server: Any, needle: str) -> int:
+    """How many model requests carried a task text containing ``needle`` as their last message."""
+    count = 0
+    for request in server.requests:
+        messages = request.body.get("messages", [])
+        if messages and messages[-1].get("role") == "user" and needle in str(messages[-1].get("content")):
+            count += 1
+    return count
+
+
+class _Hang:
+    """A fake-model handler that solves, but holds the first request of each task containing ``needle`` for a minute."""
+
+    def __init__(self, needle: str, once: bool = True) -> None:
+        self.solve = testkit.solver()
+        self.needle = needle
+        self.once = once
+        self.held: list[str] = []
+        self.lock = threading.Lock()
+        self.released = False
+
+    def __call__(self, request: Any) -> Any:
+        reply = self.solve(request)
+        messages = request.body.get("messages", [])
+        task = str(messages[-1].get("content")) if messages and messages[-1].get("role") == "user" else ""
+        with self.lock:
+            hold = self.needle in task and not self.released and (not self.once or task not in self.held)
+            if hold:
+                self.held.append(task)
+        if hold:
+            reply.delay = 60
+        return reply
+
+
+def _no_task_left(timeout: float = 60) -> None:
+    from agentrig_ray.testing import task_workers
+
+    _wait_for(lambda: not task_workers(), timeout, "the Ray tasks to end")
+
+
+# -- results ---------------------------------------------------------------------------------
+
+
+def test_results_and_progress_match_the_local_executor(ray_cluster, agent_site: Path, fake_openai_server, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    fake_openai_server.respond_with(testkit.solver())
+    problems = [_two_checkpoints(tmp_path / "problems", f"p{i}", f"tag{i}") for i in range(3)]
+    env = _env(agent_site, fake_openai_server.base_url)
+    local = _run([*_agent(problems), "--jobs", "2", "-v", "--output", str(tmp_path / "local")], env)
+    assert local.returncode == 0, local.stderr
+    ray = _run([*_agent(problems), *_ray(ray_cluster), "-v", "--output", str(tmp_path / "ray")], env)
+    assert ray.returncode == 0, ray.stderr
+
+    def summary(out: Path) -> list[tuple[Any, ...]]:
+        return sorted(
+            (l.problem, l.checkpoint, l.index, l.status, l.passed, l.steps, l.tokens.total, l.cost)
+            for l in RunDirectory(out).results()
+        )
+
+    assert summary(tmp_path / "ray") == summary(tmp_path / "local")
+    assert [s[3] for s in summary(tmp_path / "ray")] == ["passed"] * 6
+    assert sorted(_raw_lines(tmp_path / "ray")) == sorted(_raw_lines(tmp_path / "local"))
+    for i in range(3):
+        for checkpoint in ("checkpoint_1", "checkpoint_2"):
+            files = Path("snapshot") / "files" / "a.txt"
+            assert (tmp_path / "ray" / f"p{i}" / checkpoint / files).read_text() == (
+                tmp_path / "local" / f"p{i}" / checkpoint / files
+            ).read_text()
+    record = RunRecord.model_validate_json((tmp_path / "ray" / "run.json").read_bytes())
+    assert record.status == "completed" and record.executor == "ray" and record.totals.passed == 6
+
+    def progress(text: str) -> list[str]:  # the verdict lines of the progress log, usage figures aside
+        return sorted(line.split(" - ")[0] for line in text.splitlines() if ": passed" in line or ": started" in line)
+
+    assert progress(ray.stderr) == progress(local.stderr) and len(progress(ray.stderr)) == 9
+    assert local.stdout.splitlines()[-2] == ray.stdout.splitlines()[-2]  # the totals line of the summary
+
+    quiet = _run([*_agent(problems[:1]), *_ray(ray_cluster), "-q", "--output", str(tmp_path / "quiet")], env)
+    assert quiet.returncode == 0 and quiet.stderr == "", quiet.stderr
+
+
+# -- faults ----------------------------------------------------------------------------------
+
+
+def test_a_worker_killed_mid_checkpoint_is_retried_from_its_last_finished_checkpoint(  # type: ignore[no-untyped-def]
+    ray_cluster, agent_site: Path, fake_openai_server, tmp_path: Path
+) -> None:
+    from agentrig_ray.testing import task_workers
+
+    hang = _Hang("Append b")
+    fake_openai_server.respond_with(hang)
+    problem = _two_checkpoints(tmp_path / "problems", "kill", "tagk")
+    out = tmp_path / "run"
+    dispatcher = _start([*_agent([problem]), *_ray(ray_cluster), "-v", "--output", str(out)], _env(agent_site, fake_openai_server.base_url))
+    try:
+        _wait_for(lambda: hang.held, RUN_TIMEOUT, "checkpoint 2's model request")
+        workers = task_workers()
+        assert len(workers) == 1, workers
+        os.kill(workers[0], signal.SIGKILL)  # the worker dies mid-checkpoint 2, its model request unanswered
+        _, err = dispatcher.communicate(timeout=RUN_TIMEOUT)
+    finally:
+        if dispatcher.poll() is None:
+            dispatcher.kill()
+    assert dispatcher.returncode == 0, err
+    assert "kill: started (resuming at checkpoint 2)" in err
+    assert _raw_lines(out) == [("kill", "checkpoint_1"), ("kill", "checkpoint_2")]  # each recorded exactly once
+    assert [line.status for line in RunDirectory(out).results()] == ["passed", "passed"]
+    assert _prompts(fake_openai_server, "Write a") == 1  # checkpoint 1 was not redone
+    assert _prompts(fake_openai_server, "Append b") == 2  # checkpoint 2: the killed attempt and the retry
+    assert RunRecord.model_validate_json((out / "run.json").read_bytes()).problems["kill"].status == "completed"
+
+
+def test_retries_are_bounded(ray_cluster, agent_site: Path, fake_openai_server, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    from agentrig_ray.testing import task_workers
+
+    hang = _Hang("Write a", once=False)
+    fake_openai_server.respond_with(hang)
+    problem = _two_checkpoints(tmp_path / "problems", "doomed", "tagd")
+    out = tmp_path / "run"
+    dispatcher = _start(
+        [*_agent([problem]), *_ray(ray_cluster, "-c", "executor.max_retries=1"), "-q", "--output", str(out)],
+        _env(agent_site, fake_openai_server.base_url),
+    )
+    try:
+        for attempt in (1, 2):  # the first run and its one retry, each killed mid-checkpoint
+            _wait_for(lambda: len(hang.held) >= attempt and task_workers(), RUN_TIMEOUT, f"attempt {attempt}")
+            os.kill(task_workers()[0], signal.SIGKILL)
+        stdout, err = dispatcher.communicate(timeout=RUN_TIMEOUT)
+    finally:
+        if dispatcher.poll() is None:
+            dispatcher.kill()
+    assert dispatcher.returncode == 1, err
+    assert "doomed: failed: the Ray worker running it died 2 times" in stdout
+    assert "-c executor.max_retries=1" in stdout
+    record = RunRecord.model_validate_json((out / "run.json").read_bytes())
+    assert record.problems["doomed"].status == "failed" and not (out / "results.jsonl").exists()
+
+
+def test_dispatcher_killed_then_resume_finishes_on_the_cluster(ray_cluster, agent_site: Path, fake_openai_server, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    hang = _Hang("Append b")
+    fake_openai_server.respond_with(hang)
+    problems = [_two_checkpoints(tmp_path / "problems", f"r{i}", f"tagr{i}") for i in range(2)]
+    out = tmp_path / "run"
+    env = _env(agent_site, fake_openai_server.base_url)
+    dispatcher = _start([*_agent(problems), *_ray(ray_cluster), "-q", "--output", str(out)], env)
+    try:
+        _wait_for(lambda: len(hang.held) == 2, RUN_TIMEOUT, "both problems in checkpoint 2")
+        dispatcher.send_signal(signal.SIGKILL)
+        dispatcher.wait(10)
+    finally:
+        if dispatcher.poll() is None:
+            dispatcher.kill()
+    _no_task_left()  # the driver's death ended its tasks: nothing keeps writing into the run
+    for i in range(2):
+        assert json.loads((out / f"r{i}" / "problem.json").read_text())["status"] == "interrupted"
+    hang.released = True
+    resumed = _run([*_agent(problems), *_ray(ray_cluster), "-q", "--output", str(out), "--resume"], env)
+    assert resumed.returncode == 0, resumed.stderr
+    assert sorted(_raw_lines(out)) == [(f"r{i}", f"checkpoint_{c}") for i in range(2) for c in (1, 2)]
+    assert _prompts(fake_openai_server, "Write a") == 2  # one per problem: checkpoint 1 was never redone
+    record = RunRecord.model_validate_json((out / "run.json").read_bytes())
+    assert record.status == "completed" and len(record.resumed) == 1 and record.totals.passed == 4
+
+
+def test_ctrl_c_cancels_every_task_and_leaves_a_resumable_run(ray_cluster, agent_site: Path, fake_openai_server, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    hang = _Hang("Write a")
+    fake_openai_server.respond_with(hang)
+    problems = [_two_checkpoints(tmp_path / "problems", f"c{i}", f"tagc{i}") for i in range(3)]
+    out = tmp_path / "run"
+    env = _env(agent_site, fake_openai_server.base_url)
+    dispatcher = _start([*_agent(problems), *_ray(ray_cluster), "-q", "--output", str(out)], env)
+    try:
+        _wait_for(lambda: len(hang.held) == 2, RUN_TIMEOUT, "two problems in their model call")  # 2 CPUs: the third waits
+        clock = time.monotonic()
+        dispatcher.send_signal(signal.SIGINT)
+        _, err = dispatcher.communicate(timeout=120)
+        took = time.monotonic() - clock
+    finally:
+        if dispatcher.poll() is None:
+            dispatcher.kill()
+    assert dispatcher.returncode == 130, err
+    assert took < 45, f"the tasks were not interrupted in their model calls ({took:.0f} s)"
+    assert "Continue with:" in err and "--executor ray" in err
+    _no_task_left(10)
+    record = RunRecord.model_validate_json((out / "run.json").read_bytes())
+    assert record.status == "interrupted"
+    statuses = {name: p.status for name, p in record.problems.items()}
+    assert sorted(statuses.values()) == ["interrupted"] * 3, statuses
+    started = [name for name in statuses if (out / name / "problem.json").exists()]
+    assert len(started) == 2  # the queued one never started
+    for name in started:
+        assert json.loads((out / name / "problem.json").read_text())["status"] == "interrupted"
+    assert not list((out / ".workspaces").glob("*")), "a session outlived its cancelled task"
+    hang.released = True
+    resumed = _run([*_agent(problems), *_ray(ray_cluster), "-q", "--output", str(out), "--resume"], env)
+    assert resumed.returncode == 0, resumed.stderr
+    assert len(_raw_lines(out)) == 6
+
+
+# -- inputs and secrets ----------------------------------------------------------------------
+
+
+def test_an_unreachable_cluster_is_one_line_before_any_run_directory(agent_site: Path, tmp_path: Path) -> None:
+    require_ray()
+    from agentrig_ray.testing import free_port
+
+    problem = _two_checkpoints(tmp_path / "problems", "p", "tag")
+    env = _env(agent_site, "http://127.0.0.1:9")
+    address = f"127.0.0.1:{free_port()}"
+    for extra, status, message in [
+        (["-c", f"executor.address={address}"], 1, f"agentrig: error: --executor ray: cannot reach the Ray cluster at {address}"),
+        (["-c", "executor.address=nohost"], 2, "agentrig: error: -c executor.address=nohost: expected HOST:PORT"),
+        (["-c", "executor.num_cpus=-1"], 2, "agentrig: error: -c executor.num_cpus: Input should be greater than or equal to 0"),
+        (["-c", "executor.colour=red"], 2, "agentrig: error: -c executor.colour: Extra inputs are not permitted"),
+    ]:
+        out = tmp_path / "never"
+        proc = _run([*_agent([problem]), "--executor", "ray", *extra, "--output", str(out)], env, timeout=120)
+        lines = [line for line in proc.stderr.splitlines() if "warning" not in line]
+        assert proc.returncode == status and len(lines) == 1 and lines[0].startswith(message), (extra, proc.stderr)
+        assert "Traceback" not in proc.stderr and not out.exists()
+
+
+def test_secrets_reach_the_workers_but_nothing_ray_records(ray_cluster, agent_site: Path, fake_openai_server, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    fake_openai_server.respond_with(testkit.solver())
+    secret = "sk-h17-" + os.urandom(8).hex()
+    problem = _two_checkpoints(tmp_path / "problems", "s", "tags")
+    out = tmp_path / "run"
+    env = _env(agent_site, fake_openai_server.base_url, OPENAI_API_KEY=secret)
+    proc = _run([*_agent([problem]), *_ray(ray_cluster), "-q", "--output", str(out)], env)
+    assert proc.returncode == 0, proc.stderr
+    # the key reached the model client on the worker ...
+    assert fake_openai_server.requests and all(r.headers.get("authorization") == f"Bearer {secret}" for r in fake_openai_server.requests)
+    # ... but not a file Ray wrote (its logs, the runtime-env agent's log, the GCS's), nor the run directory
+    for root in (ray_cluster.root, out):
+        for path in Path(root).rglob("*"):
+            if path.is_file() and not path.is_socket():
+                try:
+                    data = path.read_bytes()
+                except OSError:
+                    continue
+                assert secret.encode() not in data, f"the secret was written to {path}"
