@@ -53,7 +53,7 @@ def test_listing_does_not_import_agent_implementations(fresh_venv):
         "heavy = ['agentrig_react.agent', 'agentrig_miniswe.agent', 'agentrig_claude_code.agent',\n"
         "         'agentrig_react.config', 'agentrig_miniswe.config', 'agentrig_claude_code.config',\n"
         "         'thirdparty_agent.agent', 'minisweagent', 'litellm', 'openai', 'anthropic', 'docker',\n"
-        "         'pydantic']\n"
+        "         'pydantic', 'ray', 'agentrig_ray.executor']\n"
         "print([m for m in heavy if m in sys.modules])\n"
     )
     result = subprocess.run([str(fresh_venv), "-c", probe], capture_output=True, text=True, env=_env(), timeout=60)
@@ -102,6 +102,7 @@ def test_broken_installed_plugin_warns_and_strict_fails(fresh_venv, wheelhouse, 
     plugins = {p["name"]: p for p in json.loads(_agentrig(fresh_venv, "plugins", "--json", **env).stdout)}
     assert plugins["broken"]["error"].startswith("failed to import")
     assert plugins["react"]["error"] is None and plugins["react"]["hooks"] == ["agentrig_agents"]
+    assert plugins["ray"]["error"] is None and plugins["ray"]["hooks"] == ["agentrig_executors"]
     strict = _agentrig(fresh_venv, "agents", "list", AGENTRIG_STRICT_PLUGINS="1", **env)
     assert strict.returncode == 1 and "plugin 'broken'" in strict.stderr
     disabled = _agentrig(fresh_venv, "agents", "list", AGENTRIG_DISABLE_PLUGINS="broken", **env)

@@ -26,7 +26,7 @@ from agentrig.run.records import RunRecord  # noqa: E402
 from agentrig_ray.testing import require_ray  # noqa: E402
 from agentrig_scripted import testkit  # noqa: E402
 
-pytestmark = [pytest.mark.ray, pytest.mark.slow]
+pytestmark = [pytest.mark.ray, pytest.mark.slow, pytest.mark.timeout(900)]
 
 #: A run on a loaded 2-core machine: Ray starts a worker process per task slot.
 RUN_TIMEOUT = 300
@@ -34,7 +34,7 @@ RUN_TIMEOUT = 300
 
 def _env(agent_site: Path, base_url: str, **extra: str) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "ANTHROPIC_", "AGENTRIG_", "RAY_"))}
-    env.update(PYTHONPATH=str(agent_site), OPENAI_BASE_URL=base_url, OPENAI_API_KEY="sk-test-not-a-secret", **extra)
+    env.update({"PYTHONPATH": str(agent_site), "OPENAI_BASE_URL": base_url, "OPENAI_API_KEY": "sk-test-not-a-secret", **extra})
     return env
 
 
@@ -232,9 +232,11 @@ def test_dispatcher_killed_then_resume_finishes_on_the_cluster(ray_cluster, agen
     finally:
         if dispatcher.poll() is None:
             dispatcher.kill()
-    _no_task_left()  # the driver's death ended its tasks: nothing keeps writing into the run
+    # Ray ends a dead driver's tasks at once (their workers are killed, no cleanup runs):
+    # nothing keeps writing into the run, and --resume redoes the unfinished checkpoints
+    _no_task_left()
     for i in range(2):
-        assert json.loads((out / f"r{i}" / "problem.json").read_text())["status"] == "interrupted"
+        assert json.loads((out / f"r{i}" / "problem.json").read_text())["status"] != "completed"
     hang.released = True
     resumed = _run([*_agent(problems), *_ray(ray_cluster), "-q", "--output", str(out), "--resume"], env)
     assert resumed.returncode == 0, resumed.stderr

@@ -26,7 +26,7 @@ from types import TracebackType
 START_TIMEOUT = 240.0
 
 #: Times the whole cluster is started anew when a node does not come up.
-START_ATTEMPTS = 3
+START_ATTEMPTS = 5
 
 
 def require_ray() -> None:
@@ -127,6 +127,7 @@ class LocalRayCluster:
         self.nodes: list[subprocess.Popen[bytes]] = []
 
     def _start(self, args: list[str], name: str) -> None:
+        """Start one node; on failure end its process group (the other node stays) and raise."""
         log = self.root / f"{name}.log"
         with open(log, "wb") as out:
             node = subprocess.Popen(
@@ -137,35 +138,36 @@ class LocalRayCluster:
         deadline = time.monotonic() + START_TIMEOUT
         while b"Ray runtime started" not in log.read_bytes():
             if node.poll() is not None or time.monotonic() > deadline:
+                try:
+                    os.killpg(node.pid, signal.SIGKILL)
+                except ProcessLookupError:
+                    pass
+                node.wait(10)
+                self.nodes.remove(node)
                 raise RuntimeError(f"ray start ({name}) failed:\n{log.read_text(errors='replace')[-3000:]}")
             time.sleep(0.2)
 
-    def __enter__(self) -> LocalRayCluster:
-        """Start the head, then the worker node; tries again from scratch if either fails.
-
-        ``ray start`` gives a node 30 s (hard-coded) to register with the head,
-        which a machine shared by many busy processes sometimes misses.
-        """
+    def _start_with_retries(self, args: list[str], name: str) -> None:
+        # `ray start` gives a node 30 s (hard-coded) to register with the head,
+        # which a machine shared by many busy processes sometimes misses.
         for attempt in range(START_ATTEMPTS):
             try:
-                return self._start_nodes()
+                self._start(args, name)
+                return
             except RuntimeError:
                 if attempt == START_ATTEMPTS - 1:
                     raise
-                self.port = free_port()
-                self.address = f"127.0.0.1:{self.port}"
-                self.root = Path(tempfile.mkdtemp(prefix="arr-", dir="/tmp"))
-                self.nodes = []
-        raise AssertionError("unreachable")
+                time.sleep(5 * (attempt + 1))
 
-    def _start_nodes(self) -> LocalRayCluster:
+    def __enter__(self) -> LocalRayCluster:
+        """Start the head, then the worker node (each tried again if it does not come up); all torn down on failure."""
         try:
-            self._start(
+            self._start_with_retries(
                 ["--head", f"--port={self.port}", f"--num-cpus={self.head_cpus}", "--include-dashboard=false",
                  f"--temp-dir={self.root}"],
                 "head",
             )
-            self._start(
+            self._start_with_retries(
                 [f"--address={self.address}", f"--num-cpus={self.worker_cpus}", '--resources={"second_node": 1}',
                  f"--temp-dir={self.root}"],
                 "worker",
