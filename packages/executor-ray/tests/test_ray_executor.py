@@ -323,3 +323,33 @@ def test_secrets_reach_the_workers_but_nothing_ray_records(ray_cluster, agent_si
                 except OSError:
                     continue
                 assert secret.encode() not in data, f"the secret was written to {path}"
+
+
+@pytest.mark.docker
+def test_ctrl_c_leaves_no_container_behind(  # type: ignore[no-untyped-def]
+    ray_cluster, agent_site: Path, fake_openai_server, tmp_path: Path, docker_engine, docker_test_image: str
+) -> None:
+    hang = _Hang("Write a")
+    fake_openai_server.respond_with(hang)
+    problems = [_two_checkpoints(tmp_path / "problems", f"d{i}", f"tagd{i}") for i in range(2)]
+    out = tmp_path / "run"
+
+    def containers() -> list[Any]:
+        found = docker_engine.containers.list(all=True, filters={"label": "agentrig"})
+        return [c for c in found if any(str(out) in m.get("Source", "") for m in c.attrs.get("Mounts", []))]
+
+    dispatcher = _start(
+        [*_agent(problems), *_ray(ray_cluster), "--runtime", "docker", "--image", docker_test_image, "-q", "--output", str(out)],
+        _env(agent_site, fake_openai_server.base_url),
+    )
+    try:
+        _wait_for(lambda: len(hang.held) == 2, RUN_TIMEOUT, "both problems in their model call")
+        assert len(containers()) == 2
+        dispatcher.send_signal(signal.SIGINT)
+        _, err = dispatcher.communicate(timeout=120)
+    finally:
+        if dispatcher.poll() is None:
+            dispatcher.kill()
+    assert dispatcher.returncode == 130, err
+    _no_task_left(10)
+    assert containers() == [], "a container outlived its cancelled task"

@@ -104,6 +104,32 @@ def _check_run_directory(output_dir: str) -> None:
         )
 
 
+#: Under the run directory: one lock file per problem, held by the task running it.
+LOCKS_DIR = ".agentrig-locks"
+
+
+def _lock_problem(output_dir: str, problem: str) -> int:
+    """Hold the problem's lock (waiting for an earlier holder); returns the fd to close when done.
+
+    Ray retries a task whose node it believes dead; a node that was only cut
+    off may still be running the first attempt. The lock, on the shared run
+    directory, makes the retry wait until that attempt is really over, so two
+    attempts never run one problem at once. A dead holder's lock is released
+    by its kernel at once.
+    """
+    import fcntl
+
+    locks = Path(output_dir) / LOCKS_DIR
+    locks.mkdir(exist_ok=True)
+    fd = os.open(locks / f"{problem}.lock", os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
 def run_problem_task(job_json: str, channel: Any, stop: Any, secrets: dict[str, str]) -> str:
     """Run one problem (a :class:`~agentrig.run.job.ProblemJob` as JSON); return its ``ProblemRecord`` as JSON.
 
@@ -133,9 +159,13 @@ def run_problem_task(job_json: str, channel: Any, stop: Any, secrets: dict[str, 
     install_termination_handler()  # SIGTERM: Terminated (a KeyboardInterrupt), as in agentrig's own workers
     _Watcher.running = True
     _Watcher.ensure(stop)
+    lock = -1
     try:
+        lock = _lock_problem(job.output_dir, job.problem_name)
         record = run_problem(job, emit)
     finally:
+        if lock >= 0:
+            os.close(lock)
         _Watcher.running = False
         signal.signal(signal.SIGTERM, ray_handler)
         for name, value in saved.items():

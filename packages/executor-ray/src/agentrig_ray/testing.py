@@ -29,6 +29,29 @@ START_TIMEOUT = 240.0
 START_ATTEMPTS = 5
 
 
+#: ``ray start``, with a node's registration waited for up to START_TIMEOUT instead of
+#: the 30 s hard-coded in Ray 2.60 (``ray._private.node``), which a machine shared by
+#: many busy processes misses: the registration check it loops on is retried here.
+_PATIENT_RAY_START = f"""
+import sys, time
+import ray._private.services as services
+_get_node = services.get_node
+def get_node(gcs_address, node_id):
+    deadline = time.monotonic() + {START_TIMEOUT}
+    while True:
+        try:
+            return _get_node(gcs_address, node_id)
+        except RuntimeError:
+            if time.monotonic() > deadline:
+                raise
+            time.sleep(0.5)
+services.get_node = get_node
+from ray.scripts.scripts import main
+sys.argv = ["ray", *sys.argv[1:]]
+sys.exit(main())
+"""
+
+
 def require_ray() -> None:
     """Skip the calling test without Ray; fail it when ``CI`` is set (CI must install agentrig-ray's dependencies)."""
     import pytest
@@ -131,7 +154,8 @@ class LocalRayCluster:
         log = self.root / f"{name}.log"
         with open(log, "wb") as out:
             node = subprocess.Popen(
-                [ray_bin(), "start", "--block", "--node-ip-address=127.0.0.1", "--disable-usage-stats", *args],
+                [sys.executable, "-c", _PATIENT_RAY_START, "start", "--block", "--node-ip-address=127.0.0.1",
+                 "--disable-usage-stats", *args],
                 env=self.env, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, start_new_session=True,
             )
         self.nodes.append(node)
