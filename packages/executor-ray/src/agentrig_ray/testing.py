@@ -121,9 +121,9 @@ def processes_of(marker: str, roots: list[int] = []) -> set[int]:  # noqa: B006 
     return found
 
 
-def task_workers(function: str = "run_problem_task") -> list[int]:
-    """Pids of Ray worker processes running ``function`` now (their title is ``ray::function``)."""
-    return [pid for pid in _children_flat() if _cmdline(pid).startswith(f"ray::{function}")]
+def task_workers(problem: str = "") -> list[int]:
+    """Pids of Ray worker processes running a problem's task now (named ``agentrig:PROBLEM``, titled ``ray::agentrig:PROBLEM``)."""
+    return [pid for pid in _children_flat() if _cmdline(pid).startswith(f"ray::agentrig:{problem}")]
 
 
 def _children_flat() -> list[int]:
