@@ -32,6 +32,8 @@ from agentrig.run.job import ProblemJob
 from agentrig.run.progress import EventSink, ProgressEvent
 from agentrig.run.records import ProblemRecord, utcnow
 
+log = logging.getLogger(__name__)
+
 #: Seconds cancelled tasks get to clean up (agent, containers) before they are force-killed.
 SHUTDOWN_GRACE = 30.0
 
@@ -94,6 +96,28 @@ def _describe(exc: BaseException, retries: int) -> str:
     return f"Ray: {type(exc).__name__}: {text[:300]}"
 
 
+def _quiet_raylet_messages() -> None:
+    """Keep Ray's error messages (a worker died, ...) off this process's stdout.
+
+    A Ray driver prints the cluster's error messages for its job to stdout from a
+    thread of its own, whatever ``log_to_driver`` says, through
+    ``ray._private.worker.print_to_stdstream``; they would land in the middle of
+    the progress display and the results table. What they report reaches the
+    user as agentrig's own events and records (a retry resumes at checkpoint
+    N; a problem that failed says why), so they go to the debug log instead.
+    """
+    try:
+        import ray._private.worker as ray_worker
+    except ImportError:  # a future Ray without it: its messages are printed, nothing breaks
+        return
+
+    def to_debug_log(data: Any, ignore_prefix: bool = False) -> None:
+        for line in data.get("lines", []) if isinstance(data, dict) else []:
+            log.debug("ray: %s", line)
+
+    ray_worker.print_to_stdstream = to_debug_log
+
+
 class RayExecutor(Executor):
     """Problems as Ray tasks; ``--jobs N`` (N > 1) caps the tasks in flight, else the cluster's CPUs do."""
 
@@ -133,6 +157,7 @@ class RayExecutor(Executor):
             text = " ".join(str(exc).split())
             raise ExecutorUnavailableError(f"cannot reach the Ray cluster at {address}: {text[:300]}") from None
         self._connected = True
+        _quiet_raylet_messages()
 
     def close(self) -> None:
         """Disconnect from the cluster (the cluster itself keeps running)."""
