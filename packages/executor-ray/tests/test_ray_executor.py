@@ -26,7 +26,8 @@ from agentrig.run.records import RunRecord  # noqa: E402
 from agentrig_ray.testing import require_ray  # noqa: E402
 from agentrig_scripted import testkit  # noqa: E402
 
-pytestmark = [pytest.mark.ray, pytest.mark.slow, pytest.mark.timeout(900)]
+# one local cluster (a session fixture) serves every test here: all of them on one xdist worker
+pytestmark = [pytest.mark.ray, pytest.mark.slow, pytest.mark.timeout(900), pytest.mark.xdist_group("ray_cluster")]
 
 #: A run on a loaded 2-core machine: Ray starts a worker process per task slot.
 RUN_TIMEOUT = 300
