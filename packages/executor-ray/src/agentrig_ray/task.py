@@ -121,7 +121,8 @@ def _lock_problem(output_dir: str, problem: str) -> int:
 
     locks = Path(output_dir) / LOCKS_DIR
     locks.mkdir(exist_ok=True)
-    fd = os.open(locks / f"{problem}.lock", os.O_RDWR | os.O_CREAT, 0o644)
+    # an attempt's unit name is '<problem>/attempt_<i>' (--attempts K): one flat file each
+    fd = os.open(locks / f"{problem.replace('/', '~')}.lock", os.O_RDWR | os.O_CREAT, 0o644)
     try:
         fcntl.flock(fd, fcntl.LOCK_EX)
     except BaseException:
