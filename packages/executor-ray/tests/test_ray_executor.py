@@ -356,3 +356,17 @@ def test_ctrl_c_leaves_no_container_behind(  # type: ignore[no-untyped-def]
     assert dispatcher.returncode == 130, err
     _no_task_left(10)
     assert containers() == [], "a container outlived its cancelled task"
+
+
+def test_attempts_are_tasks_of_their_own(ray_cluster, agent_site: Path, fake_openai_server, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    fake_openai_server.respond_with(testkit.solver())
+    problem = _two_checkpoints(tmp_path / "problems", "twice", "tagt")
+    out = tmp_path / "run"
+    proc = _run([*_agent([problem]), *_ray(ray_cluster), "--attempts", "2", "-q", "--output", str(out)],
+                _env(agent_site, fake_openai_server.base_url))
+    assert proc.returncode == 0, proc.stderr
+    lines = [json.loads(text) for text in (out / "results.jsonl").read_text().splitlines()]
+    assert sorted((d["attempt"], d["checkpoint"]) for d in lines) == [
+        (1, "checkpoint_1"), (1, "checkpoint_2"), (2, "checkpoint_1"), (2, "checkpoint_2")
+    ]
+    assert RunRecord.model_validate_json((out / "run.json").read_bytes()).status == "completed"
