@@ -476,8 +476,12 @@ def print_summary(directory: Path, record: Any, *, quiet: bool = False) -> None:
             ]
             for line in sorted(lines, key=lambda l: (l.problem, l.attempt or 0, l.index))
         ]
+        headers = ["problem", "checkpoint", "result", "tests", "stopped", "steps", "tokens", "cost", "time"]
+        if not any(line.tests is not None for line in lines):  # exit-code tests only: as `agentrig show` prints it
+            headers.pop(3)
+            rows = [row[:3] + row[4:] for row in rows]
         if rows:
-            print_table(["problem", "checkpoint", "result", "tests", "stopped", "steps", "tokens", "cost", "time"], rows)
+            print_table(headers, rows)
         for problem in record.problems.values():
             if problem.status != "completed":
                 print(f"{problem.name}: {problem.status}" + (f": {problem.error}" if problem.error else ""))
