@@ -174,10 +174,14 @@ def test_unreachable_daemon_is_one_line(tmp_path: Path, monkeypatch: pytest.Monk
 
 
 def test_missing_image_names_it_and_how_to_build_it(tmp_path: Path, docker_engine: Any) -> None:
-    before = agentrig_containers(docker_engine)
+    def ours() -> list[str]:  # this process's containers: other test workers make theirs meanwhile
+        owned = {"label": [LABEL, f"{LABEL_PID}={os.getpid()}"]}
+        return [c.name for c in docker_engine.containers.list(all=True, filters=owned)]
+
+    before = ours()
     with pytest.raises(ImageNotFoundError, match=r"image 'agentrig-test/absent:1' is not present locally .*docker build -t agentrig-test/absent:1"):
         Session.create(runtime="docker", base_dir=tmp_path, runtime_options={"image": "agentrig-test/absent:1"})
-    assert agentrig_containers(docker_engine) == before
+    assert ours() == before
     assert list(tmp_path.iterdir()) == []
 
 
