@@ -31,6 +31,15 @@ def bash(command: str, tool_id: str | None = None) -> dict[str, Any]:
     return call
 
 
+def long_tool(tag: str) -> str:
+    """A command that waits a minute, then writes ``late.txt``; ``tag`` names its processes for ``pgrep``.
+
+    The wait happens in Python: the CLI's Bash tool refuses a bare long ``sleep N`` at once ("Blocked: sleep 60
+    ..."), and the CLI then asks the model again, so a limit test built on ``sleep`` races that next request.
+    """
+    return f"python3 -c 'import time; time.sleep(60)' {tag} && echo late > late.txt"
+
+
 def run_steps(agent: ClaudeCodeAgent) -> list[Any]:
     steps: list[Any] = []
     agent.add_step_listener(steps.append)
@@ -197,7 +206,7 @@ def test_cost_limit_kills_the_process_tree(
 ) -> None:
     server = fake_anthropic_server
     # one expensive call (USD 3 of input) whose tool would run for a minute
-    server.add_reply("Working.", tool_calls=[bash("sleep 60; echo late > late.txt")], usage={"input": 1_000_000, "output": 10})
+    server.add_reply("Working.", tool_calls=[bash(long_tool("TREE-SLEEPER"))], usage={"input": 1_000_000, "output": 10})
     server.add_reply("Never.")
     agent = make_agent(cost_limits=AgentCostLimits(cost_limit=1.0))
     agent.setup(session)
@@ -210,8 +219,9 @@ def test_cost_limit_kills_the_process_tree(
     assert elapsed < 30, f"the CLI was not killed promptly ({elapsed:.1f} s)"
     assert agent.outcome is not None and agent.outcome.killed and agent.outcome.result is None
     assert len(server.model_requests) == 1
-    # nothing of the tree survives: the tool's sleep never finishes its work
-    time.sleep(0.2)
+    # nothing of the tree survives: the tool's sleeper is gone and never finishes its work
+    leftover = os.popen("pgrep -f 'TREE-[S]LEEPER'").read().strip()
+    assert leftover == "", f"processes of the killed CLI survive: {leftover}"
     assert not (session.workspace.path / "late.txt").exists()
     agent.cleanup()
 
@@ -220,7 +230,7 @@ def test_net_cost_limit_counts_earlier_checkpoints(
     make_agent: Callable[..., ClaudeCodeAgent], session: Any, fake_anthropic_server: Any
 ) -> None:
     server = fake_anthropic_server
-    server.add_reply("Working.", tool_calls=[bash("sleep 60")], usage={"input": 100_000, "output": 10})
+    server.add_reply("Working.", tool_calls=[bash(long_tool("NET-COST-SLEEPER"))], usage={"input": 100_000, "output": 10})
     server.add_reply("Never.")
     agent = make_agent(cost_limits=AgentCostLimits(net_cost_limit=1.0))
     agent.prior_cost = 0.9  # what earlier checkpoints spent
@@ -234,7 +244,7 @@ def test_a_limit_in_one_checkpoint_does_not_mark_the_next(
     make_agent: Callable[..., ClaudeCodeAgent], session: Any, fake_anthropic_server: Any
 ) -> None:
     server = fake_anthropic_server
-    server.add_reply("Working.", tool_calls=[bash("sleep 60")], usage={"input": 1_000_000, "output": 10})
+    server.add_reply("Working.", tool_calls=[bash(long_tool("NEXT-SLEEPER"))], usage={"input": 1_000_000, "output": 10})
     server.add_reply("Fine now.", usage={"input": 10, "output": 5})
     agent = make_agent(cost_limits=AgentCostLimits(cost_limit=1.0), reset_context=False)
     agent.setup(session)
