@@ -5,6 +5,7 @@ from __future__ import annotations
 import http.client
 import json
 import socket
+import struct
 import time
 from pathlib import Path
 
@@ -111,6 +112,22 @@ def test_head_root_and_unknown_paths(fake_anthropic_server: FakeAnthropicServer)
     assert json.loads(response.read())["error"]["type"] == "not_found_error"
     assert [r.method for r in fake_anthropic_server.requests] == ["HEAD", "GET"]
     assert fake_anthropic_server.model_requests == []
+
+
+def test_a_client_that_hangs_up_is_no_traceback(
+    fake_anthropic_server: FakeAnthropicServer, capfd: pytest.CaptureFixture[str]
+) -> None:
+    # a killed agent resets its connection mid-request: normal for this server, nothing on stderr
+    sock = socket.create_connection(("127.0.0.1", fake_anthropic_server.port), timeout=5)
+    sock.sendall(b"POST /v1/messages HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n{")
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+    sock.close()  # RST, not FIN
+    time.sleep(0.3)
+    # the server still serves, and said nothing about the reset
+    conn = http.client.HTTPConnection("127.0.0.1", fake_anthropic_server.port, timeout=5)
+    conn.request("HEAD", "/")
+    assert conn.getresponse().status == 200
+    assert "Traceback" not in capfd.readouterr().err
 
 
 def test_unscripted_request_fails_loudly(fake_anthropic_server: FakeAnthropicServer) -> None:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import socket
+import sys
 import threading
 import time
 import uuid
@@ -158,6 +159,15 @@ class _Stalled(Exception):
     """Raised inside a handler to abandon the connection without answering."""
 
 
+class _QuietServer(ThreadingHTTPServer):
+    """A client that hangs up (a killed agent, a timed-out SDK) is normal here, not a traceback on stderr."""
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        if isinstance(sys.exc_info()[1], (ConnectionError, TimeoutError)):
+            return
+        super().handle_error(request, client_address)
+
+
 class FakeModelServer(ABC):
     """A fake model provider on ``127.0.0.1`` (a random free port), in a thread.
 
@@ -192,7 +202,7 @@ class FakeModelServer(ABC):
         class Handler(_Handler):
             fake = server
 
-        httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        httpd = _QuietServer(("127.0.0.1", 0), Handler)
         httpd.daemon_threads = True
         self._httpd = httpd
         self._thread = threading.Thread(target=httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
