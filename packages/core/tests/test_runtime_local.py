@@ -116,3 +116,28 @@ def _alive(pid: int) -> bool:
             return ") Z " not in handle.read()
     except FileNotFoundError:
         return False
+
+
+def test_kill_marked_finds_a_process_that_one_scan_missed(monkeypatch: pytest.MonkeyPatch) -> None:
+    # a process in the middle of execve shows no environment for an instant: the first scan of /proc
+    # misses it (seen once in 200 kills of `setsid sleep 60` on a loaded machine); a later scan must not
+    from agentrig.runtime import proctree
+
+    marker = f"agentrig-test-{os.getpid()}-{time.monotonic_ns()}"
+    child = subprocess.Popen(["sleep", "60"], env={**os.environ, "AGENTRIG_TEST_MARK": marker})
+    try:
+        real = proctree.marked_processes
+        scans: list[list[int]] = []
+
+        def first_scan_misses(name: str, value: str) -> list[int]:
+            found = real(name, value) if scans else []
+            scans.append(found)
+            return found
+
+        monkeypatch.setattr(proctree, "marked_processes", first_scan_misses)
+        assert proctree.kill_marked("AGENTRIG_TEST_MARK", marker) == 1
+        assert scans[0] == [] and child.pid in scans[1]
+        assert child.wait(timeout=5) == -signal.SIGKILL
+    finally:
+        child.kill()
+        child.wait()

@@ -12,6 +12,12 @@ import os
 import signal
 import time
 
+#: Scans of ``/proc`` for marked processes: at most, how many in a row must find none, the pause between two
+#: (see :func:`kill_marked`).
+_SCANS = 10
+_QUIET_SCANS = 2
+_RESCAN_PAUSE = 0.01
+
 
 def _parents() -> dict[int, int]:
     """Map of pid -> parent pid for every visible process."""
@@ -97,15 +103,26 @@ def kill_marked(name: str, value: str, sig: int = signal.SIGKILL, wait: float = 
 
     Waits up to ``wait`` seconds for them to be gone (or zombies): a signal is
     delivered asynchronously, and a caller that just killed a tree expects it
-    dead on return, not a moment later.
+    dead on return, not a moment later. ``/proc`` is scanned again until two
+    scans in a row find no live marked process: a process caught in the middle of ``execve`` shows no
+    environment for an instant (seen: a ``setsid sleep 60`` left running once
+    in 200 kills on a loaded machine), and one being forked has no entry yet.
     """
-    signalled = []
-    for pid in marked_processes(name, value):
-        try:
-            os.kill(pid, sig)
-            signalled.append(pid)
-        except (ProcessLookupError, PermissionError):
-            pass
+    signalled: list[int] = []
+    quiet = 0
+    for _ in range(_SCANS):
+        found = [pid for pid in marked_processes(name, value) if _running(pid)]
+        quiet = 0 if found else quiet + 1
+        if quiet == _QUIET_SCANS:
+            break
+        for pid in found:
+            try:
+                os.kill(pid, sig)
+            except (ProcessLookupError, PermissionError):
+                continue
+            if pid not in signalled:
+                signalled.append(pid)
+        time.sleep(_RESCAN_PAUSE)
     deadline = time.monotonic() + wait
     pending = signalled
     while pending and time.monotonic() < deadline:
