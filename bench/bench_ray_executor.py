@@ -83,6 +83,8 @@ def main() -> int:
                 if round_ == 0:
                     calls = len(server.model_requests) - calls_before
                 remote = _timed([*agent, *ray, "--output", str(root / f"ray{round_}")], env)
+                if round_ == 0:
+                    cold = (local, remote)
                 if round_:  # round 0 warms the bytecode and page caches, and the cluster's workers
                     local_walls.append(local)
                     ray_walls.append(remote)
@@ -96,6 +98,8 @@ def main() -> int:
     print(f"local --jobs {PARALLEL}: {local:.2f} s median of {rounds} ({', '.join(f'{w:.2f}' for w in local_walls)})")
     print(f"ray ({PARALLEL} CPUs, 2 nodes): {ray:.2f} s median of {rounds} ({', '.join(f'{w:.2f}' for w in ray_walls)})")
     print(f"ray / local: {ray / local:.2f}x   ray dispatch overhead per problem: {per_problem * 1000:.0f} ms")
+    print(f"first runs (fresh cluster, no warm workers; cold caches): local {cold[0]:.2f} s, ray {cold[1]:.2f} s"
+          f" ({cold[1] / cold[0]:.2f}x)")
     return 0
 
 

@@ -1,16 +1,20 @@
-"""Which of the dispatcher's environment variables reach the Ray workers, and how.
+"""Which of the dispatcher's environment variables reach the Ray workers.
 
 Workers on a cluster do not inherit the environment of ``agentrig run``: the
-model endpoints, API keys and agentrig's own settings must be sent. Ray
-offers its runtime environment (``runtime_env={"env_vars": ...}``) for that,
-and we use it for everything that is not a secret. Secrets do not go there:
+model endpoints, API keys and agentrig's own settings must be sent. None of
+them goes into Ray's runtime environment (``runtime_env={"env_vars": ...}``):
 measured with Ray 2.60, the runtime-env agent logs every ``env_vars`` value
 in plain text (``session_*/logs/runtime_env_agent.log``: "Successfully
-created runtime env: {"env_vars": {...}}"), and the job's runtime env is
-shown by the dashboard and ``ray list jobs``. Secrets are put in Ray's object
-store instead (:func:`ray.put`) and reach each task as a resolved argument:
-task arguments are never logged, and what the dashboard and the state API
-show of a task is its object reference, not the value.
+created runtime env: {"env_vars": {...}}"), the job's runtime env is shown
+by the dashboard and ``ray list jobs``, and a job-level runtime env would tie
+the warm workers to one run. They are put in Ray's object store instead
+(:func:`ray.put`) and reach each problem's call as an argument passed by
+reference: arguments are never logged, and what the dashboard and the state
+API show of a call is its object reference, not the value. The worker sets
+them only while a problem of that run runs.
+
+:func:`forwarded` still tells secrets apart (names ending in KEY, TOKEN,
+SECRET, ...) for whatever shows the variables sent.
 """
 
 from __future__ import annotations

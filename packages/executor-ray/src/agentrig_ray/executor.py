@@ -1,18 +1,22 @@
-"""``--executor ray``: each problem a Ray task on some node of a cluster.
+"""``--executor ray``: each problem run by a worker actor on some node of a cluster.
 
-The dispatcher (``agentrig run``) connects as a Ray driver, submits one task
-per problem (:func:`agentrig_ray.task.run_problem_task`) and relays the events
-the tasks send through an :class:`~agentrig_ray.task.EventChannel` actor. Problem
-runs write their artifacts and ``results.jsonl`` lines into the run directory
+The dispatcher (``agentrig run``) connects as a Ray driver, borrows warm
+:class:`~agentrig_ray.task.ProblemWorker` actors from the cluster's
+:class:`~agentrig_ray.pool.WorkerPool` (starting new ones up to what it can
+use), hands each idle one a problem, and relays the events the workers send
+through an :class:`~agentrig_ray.task.EventChannel` actor. Problem runs write
+their artifacts and ``results.jsonl`` lines into the run directory
 themselves, so the run directory must be on storage every node mounts at the
 same path (on one machine: any directory).
 
-Faults: a task whose worker process or node dies is retried by Ray, at most
-``max_retries`` times; the retry starts after the problem's last finished
-checkpoint (``run_problem`` reads ``results.jsonl``), so a finished
-checkpoint is never redone nor recorded twice. Ctrl-C cancels every task
-(``KeyboardInterrupt`` inside it: the agent and its containers are cleaned
-up), waits for them, and force-kills what is left after a grace period.
+Faults: a problem whose worker process or node dies is run again on another
+worker, at most ``max_retries`` times; the new run starts after the problem's
+last finished checkpoint (``run_problem`` reads ``results.jsonl``), so a
+finished checkpoint is never redone nor recorded twice. Ctrl-C stops every
+problem (``KeyboardInterrupt`` inside it: the agent and its containers are
+cleaned up), waits for them, and kills the workers still busy after a grace
+period. A dispatcher that dies (``kill -9``) is noticed by its workers, which
+stop its problems the same way.
 """
 
 from __future__ import annotations
@@ -54,6 +58,10 @@ class RayOptions(BaseModel):
     resources: dict[str, float] = Field(default_factory=dict, description="custom resources each task reserves, e.g. {docker: 1}")
     max_retries: int = Field(default=2, ge=0, description="times a problem is retried after its worker or node died")
     env: list[str] = Field(default_factory=list, description="more environment variables to send to the workers")
+    keep_warm: float = Field(
+        default=300.0, ge=0,
+        description="seconds idle workers stay up for the next run, their imports done (0: they end with the run)",
+    )
 
 
 def _tcp_target(address: str) -> tuple[str, int] | None:
@@ -90,7 +98,7 @@ def _describe(exc: BaseException, retries: int) -> str:
         cause = exc.cause if getattr(exc, "cause", None) is not None else exc
         text = " ".join(str(cause).split())
         return f"{type(cause).__name__}: {text}" if text else type(cause).__name__
-    if isinstance(exc, (rex.WorkerCrashedError, rex.NodeDiedError, rex.OutOfMemoryError, rex.LocalRayletDiedError)):
+    if isinstance(exc, (rex.RayActorError, rex.WorkerCrashedError, rex.NodeDiedError, rex.OutOfMemoryError, rex.LocalRayletDiedError)):
         return f"the Ray worker running it died {retries + 1} times ({type(exc).__name__}); gave up after -c executor.max_retries={retries}"
     text = " ".join(str(exc).split())
     return f"Ray: {type(exc).__name__}: {text[:300]}"
@@ -118,8 +126,19 @@ def _quiet_raylet_messages() -> None:
     ray_worker.print_to_stdstream = to_debug_log
 
 
+class _Slot:
+    """The dispatcher's side of one worker: its handle, whether it answered, the job it runs."""
+
+    def __init__(self, worker: Any, fresh: bool) -> None:
+        self.worker = worker
+        self.fresh = fresh  # started for this run (a failure to start is not a problem's fault)
+        self.ready_ref: Any = worker.ready.remote()
+        self.job: ProblemJob | None = None
+        self.ref: Any = None
+
+
 class RayExecutor(Executor):
-    """Problems as Ray tasks; ``--jobs N`` (N > 1) caps the tasks in flight, else the cluster's CPUs do."""
+    """Problems on warm Ray worker actors; ``--jobs N`` (N > 1) caps the problems in flight, else the cluster's CPUs do."""
 
     options_model = RayOptions
     tick_interval = 0.2
@@ -131,6 +150,7 @@ class RayExecutor(Executor):
         self.settings: RayOptions = self.options
         _tcp_target(self.settings.address)  # a malformed address is a usage error, found now
         self._connected = False
+        self._env: dict[str, str] = {}
 
     # -- connection -------------------------------------------------------------
 
@@ -144,11 +164,11 @@ class RayExecutor(Executor):
 
         address = self.settings.address
         _check_reachable(address)
-        public, self._secrets = forwarded(os.environ, self.settings.env)
+        public, secrets = forwarded(os.environ, self.settings.env)
+        self._env = {**public, **secrets}  # to the workers through the object store, never a runtime env
         try:
             ray.init(
                 address=address,
-                runtime_env={"env_vars": public} if public else None,
                 namespace="agentrig",
                 logging_level=logging.ERROR,
                 log_to_driver=False,  # worker output would tear through the progress display
@@ -169,80 +189,170 @@ class RayExecutor(Executor):
 
     # -- the run --------------------------------------------------------------
 
+    def _capacity(self) -> int:
+        """How many problems the cluster's resources fit at once for this run's per-problem reservation."""
+        import ray
+
+        total = ray.cluster_resources()
+        needs = {"CPU": self.settings.num_cpus, **self.settings.resources}
+        fits = [int(total.get(name, 0.0) // amount) for name, amount in needs.items() if amount > 0]
+        return max(1, min(fits)) if fits else 0
+
+    def _flavor(self) -> str:
+        import json
+
+        import agentrig
+
+        return json.dumps(
+            [self.settings.num_cpus, sorted(self.settings.resources.items()), getattr(agentrig, "__version__", "")]
+        )
+
+    def _pool(self) -> Any:
+        import ray
+
+        from agentrig_ray.pool import POOL_NAME, WorkerPool
+
+        return (
+            ray.remote(WorkerPool)
+            .options(name=POOL_NAME, get_if_exists=True, lifetime="detached", num_cpus=0, max_concurrency=1000)
+            .remote()
+        )
+
     def run(self, jobs: Sequence[ProblemJob], emit: EventSink, done: DoneCallback, tick: Callable[[], None]) -> None:
-        """Submit every job as a task (at most ``--jobs`` at once when N > 1), relay events, report records."""
+        """Hand every job to a worker (at most ``--jobs`` at once when N > 1), relay events, report records."""
+        import uuid
+
         import ray
         from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
 
-        from agentrig_ray.task import EventChannel, StopSignal, run_problem_task
+        from agentrig.executors.preload import modules_for
+        from agentrig_ray.task import EventChannel, StopSignal
 
         settings = self.settings
-        here = ray.get_runtime_context().get_node_id()
-        channel = (
-            ray.remote(EventChannel)
-            .options(num_cpus=0, scheduling_strategy=NodeAffinitySchedulingStrategy(here, soft=True))
-            .remote()
-        )
-        stop = ray.remote(StopSignal).options(num_cpus=0, scheduling_strategy=NodeAffinitySchedulingStrategy(here, soft=True)).remote()
-        secrets = ray.put(self._secrets)  # a reference in the task's arguments, never the values
-        task = ray.remote(run_problem_task)
-        task_options: dict[str, Any] = {
-            "num_cpus": settings.num_cpus,
-            "max_retries": settings.max_retries,
-            "retry_exceptions": False,  # a problem's own failure is in its record, not raised
-        }
+        run_id = uuid.uuid4().hex
+        here = NodeAffinitySchedulingStrategy(ray.get_runtime_context().get_node_id(), soft=True)
+        channel = ray.remote(EventChannel).options(num_cpus=0, scheduling_strategy=here).remote()
+        stop = ray.remote(StopSignal).options(num_cpus=0, scheduling_strategy=here, max_concurrency=1000).remote()
+        env = ray.put(self._env)  # a reference in the calls' arguments, never the values
+        flavor = self._flavor()
+        options: dict[str, Any] = {"num_cpus": settings.num_cpus}
         if settings.resources:
-            task_options["resources"] = settings.resources
-        limit = self.jobs if self.jobs > 1 else len(jobs)
+            options["resources"] = settings.resources
+        modules = modules_for(jobs[0]) if jobs else []
+        wanted = min(len(jobs), self.jobs if self.jobs > 1 else (self._capacity() or len(jobs)))
+        pool = self._pool()
         pending = deque(jobs)
-        running: dict[Any, ProblemJob] = {}
+        slots: list[_Slot] = [
+            _Slot(worker, fresh=False) for worker in ray.get(pool.checkout.remote(run_id, flavor, wanted, stop, settings.keep_warm))
+        ]
+        deaths: dict[str, int] = {}
+        failed_starts = 0
 
-        def submit() -> None:
-            while pending and len(running) < limit:
-                job = pending.popleft()
-                ref = task.options(name=f"agentrig:{job.problem_name}", **task_options).remote(job.model_dump_json(), channel, stop, secrets)
-                running[ref] = job
+        def add_workers() -> None:
+            missing = min(wanted, len(pending) + sum(s.job is not None for s in slots)) - len(slots)
+            if missing > 0:
+                for worker in ray.get(pool.create.remote(run_id, flavor, missing, options, modules)):
+                    slots.append(_Slot(worker, fresh=True))
+
+        def assign() -> None:
+            for slot in slots:
+                if not pending:
+                    return
+                if slot.ready_ref is None and slot.job is None:
+                    job = pending.popleft()
+                    slot.job = job
+                    slot.ref = slot.worker.run.options(name=f"agentrig:{job.problem_name}").remote(
+                        job.model_dump_json(), job.problem_name, run_id, channel, stop, env
+                    )
 
         def relay() -> None:
             for text in ray.get(channel.take.remote()):
                 emit(ProgressEvent.model_validate_json(text))
 
-        def finish(ref: Any) -> None:
-            job = running.pop(ref)
+        def lose(slot: _Slot) -> None:
+            slots.remove(slot)
+            pool.discard.remote(run_id, slot.worker)
+
+        def finish(slot: _Slot) -> None:
+            job = slot.job
+            assert job is not None
             try:
-                record = ProblemRecord.model_validate_json(ray.get(ref))
+                record = ProblemRecord.model_validate_json(ray.get(slot.ref))
+            except ray.exceptions.RayActorError as exc:  # the worker (or its node) died mid-problem
+                lose(slot)
+                deaths[job.problem_name] = deaths.get(job.problem_name, 0) + 1
+                if deaths[job.problem_name] <= settings.max_retries:
+                    pending.appendleft(job)  # run again from its last finished checkpoint
+                    return
+                record = _failed(job, _describe(exc, settings.max_retries))
             except ray.exceptions.RayError as exc:
                 record = _failed(job, _describe(exc, settings.max_retries))
+            slot.job = slot.ref = None
             done(job, record)
 
+        def started(slot: _Slot) -> None:
+            nonlocal failed_starts
+            try:
+                ray.get(slot.ready_ref)
+                slot.ready_ref = None
+            except ray.exceptions.RayError as exc:  # a warm worker that died meanwhile, or one that cannot start
+                lose(slot)
+                if slot.fresh:
+                    failed_starts += 1
+                    if failed_starts > settings.max_retries + 2:
+                        while pending:
+                            job = pending.popleft()
+                            done(job, _failed(job, f"no Ray worker could start: {_describe(exc, settings.max_retries)}"))
+
         try:
-            submit()
-            while running:
-                ready, _ = ray.wait(list(running), num_returns=1, timeout=self.tick_interval)
+            add_workers()
+            while pending or any(slot.job is not None for slot in slots):
+                assign()
+                waiting = {slot.ref: slot for slot in slots if slot.ref is not None}
+                waiting.update({slot.ready_ref: slot for slot in slots if slot.ready_ref is not None})
+                ready, _ = ray.wait(list(waiting), num_returns=1, timeout=self.tick_interval) if waiting else ([], [])
                 if ready:
-                    ready, _ = ray.wait(list(running), num_returns=len(running), timeout=0)
-                relay()  # a finished task's events were all received before it returned
+                    ready, _ = ray.wait(list(waiting), num_returns=len(waiting), timeout=0)
+                relay()  # a finished problem's events were all received before its record was returned
                 for ref in ready:
-                    finish(ref)
-                submit()
+                    slot = waiting[ref]
+                    if ref is slot.ready_ref:
+                        started(slot)
+                    else:
+                        finish(slot)
+                if pending:
+                    add_workers()
                 tick()
         except KeyboardInterrupt:
             pending.clear()
-            self._cancel(running, relay, stop)
+            self._cancel(slots, relay, stop, pool, run_id)
             raise
+        finally:
+            self._return(slots, pool, run_id)
 
     @staticmethod
-    def _cancel(running: dict[Any, ProblemJob], relay: Callable[[], None], stop: Any) -> None:
-        """Stop every task (running ones clean up, queued ones never start), wait, then force-kill what is left."""
+    def _return(slots: list[_Slot], pool: Any, run_id: str) -> None:
+        """Give the workers back to the pool (warm for the next run); those that never answered are ended."""
+        import ray
+
+        for slot in slots:
+            if slot.ready_ref is not None:
+                pool.discard.remote(run_id, slot.worker)
+        try:
+            ray.get(pool.checkin.remote(run_id), timeout=5)
+        except (ray.exceptions.RayError, TimeoutError):  # the pool takes them back anyway once this driver is gone
+            pass
+
+    @staticmethod
+    def _cancel(slots: list[_Slot], relay: Callable[[], None], stop: Any, pool: Any, run_id: str) -> None:
+        """Stop every problem (it cleans up), wait, then end the workers still busy after the grace period."""
         import ray
 
         from agentrig.run.signals import deferred_interrupts
 
         with deferred_interrupts():
-            refs = list(running)
             stop.stop.remote()
-            for ref in refs:
-                ray.cancel(ref, force=False)
+            refs = [slot.ref for slot in slots if slot.ref is not None]
             deadline = time.monotonic() + SHUTDOWN_GRACE
             while refs and time.monotonic() < deadline:
                 _, refs = ray.wait(refs, num_returns=len(refs), timeout=0.2)
@@ -250,10 +360,8 @@ class RayExecutor(Executor):
                     relay()
                 except ray.exceptions.RayError:
                     break
-            for ref in refs:
-                try:
-                    ray.cancel(ref, force=True)
-                except ray.exceptions.RayError:
-                    pass
-            if refs:
-                ray.wait(refs, num_returns=len(refs), timeout=5)
+            for slot in list(slots):
+                if slot.ref is not None and slot.ref in refs:
+                    ray.kill(slot.worker, no_restart=True)
+                    slots.remove(slot)
+                    pool.discard.remote(run_id, slot.worker)

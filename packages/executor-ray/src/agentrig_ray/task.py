@@ -1,29 +1,48 @@
-"""What runs on a Ray node: one problem, through agentrig's own ``run_problem``, its events sent back in order.
+"""What runs on a Ray node: problems, through agentrig's own ``run_problem``, their events sent back in order.
 
-:func:`run_problem_task` is the Ray task (one per problem). Two actors owned by
-the dispatcher go with it:
+:class:`ProblemWorker` is a Ray actor (one per slot: ``executor.num_cpus``
+CPUs) that runs one problem at a time. It imports what a problem run needs
+once, when it starts, and stays warm between runs (``executor.keep_warm``):
+a Ray task would start a fresh worker process for every run, and that
+interpreter would import Ray, agentrig and the model SDK again (seconds of CPU
+per slot). Workers are detached actors handed out by the
+:class:`~agentrig_ray.pool.WorkerPool`, so they outlive a dispatcher killed by
+``kill -9`` long enough to clean up its problems.
 
-* :class:`EventChannel` carries the task's events. Ray runs the calls one
+Two actors owned by the dispatcher go with each run:
+
+* :class:`EventChannel` carries the problems' events. Ray runs the calls one
   caller makes on a (synchronous) actor in the order they were made, so a
-  problem's events arrive in order; the task's last call waits for the
-  channel to have them all before the task returns, so they come before its result.
-* :class:`StopSignal` tells running tasks to stop. ``ray.cancel`` alone raises
-  ``KeyboardInterrupt`` only when the task next runs Python code, not while it
-  waits in a system call (a model request can take minutes); so a thread of
-  each worker waits on this actor and, when the dispatcher says stop or dies
-  (the actor dies with its owner), sends the worker a real SIGTERM, which
-  interrupts the wait and unwinds ``run_problem`` exactly as Ctrl-C does: the
-  agent cleaned up, its containers removed, what finished written.
+  problem's events arrive in order; a worker's last call waits for the
+  channel to have them all before the problem's record is returned, so they
+  come before it.
+* :class:`StopSignal` tells running problems to stop. A thread of each worker
+  waits on it and, when the dispatcher says stop (Ctrl-C) or dies (the actor
+  dies with its owner, also after ``kill -9``), interrupts the problem
+  running in the worker's main thread with a real SIGTERM: that interrupts a
+  wait in a system call (a model request can take minutes) and unwinds
+  ``run_problem`` exactly as Ctrl-C does: the agent cleaned up, its containers
+  removed, what finished written.
+
+Environment: the dispatcher's model endpoints, keys and agentrig settings
+reach a worker through Ray's object store, as an argument passed by
+reference, and are set in its environment only while a problem of that run
+runs (see :mod:`agentrig_ray.environment`).
 """
 
 from __future__ import annotations
 
+import importlib
 import os
 import signal
 import socket
 import threading
 from pathlib import Path
+from types import FrameType
 from typing import Any
+
+#: The process title of an idle worker; a running one is titled ``ray::agentrig:PROBLEM``.
+IDLE_TITLE = "ray::agentrig-worker"
 
 
 class EventChannel:
@@ -47,49 +66,26 @@ class EventChannel:
 
 
 class StopSignal:
-    """Set once by the dispatcher (Ctrl-C); every worker's watcher is waiting on it."""
+    """Set once by the dispatcher (Ctrl-C); every worker's watcher is waiting on it. Dies with the dispatcher."""
 
     def __init__(self) -> None:
         """Not set."""
         import asyncio
 
         self._stop = asyncio.Event()
+        self._never = asyncio.Event()
 
     async def wait(self) -> None:
-        """Return once :meth:`stop` was called."""
+        """Return once :meth:`stop` was called (raises in the caller once the dispatcher is gone)."""
         await self._stop.wait()
 
     async def stop(self) -> None:
         """Release every waiter."""
         self._stop.set()
 
-
-class _Watcher:
-    """This worker process's thread waiting on the run's :class:`StopSignal`; signals the problem running here."""
-
-    lock = threading.Lock()
-    watched: set[str] = set()
-    running = False
-
-    @classmethod
-    def ensure(cls, stop: Any) -> None:
-        key = str(stop._actor_id)  # one thread per process and run
-        with cls.lock:
-            if key in cls.watched:
-                return
-            cls.watched.add(key)
-        threading.Thread(target=cls._wait, args=(stop,), name="agentrig-stop-watch", daemon=True).start()
-
-    @classmethod
-    def _wait(cls, stop: Any) -> None:
-        import ray
-
-        try:
-            ray.get(stop.wait.remote())
-        except Exception:  # noqa: BLE001 - the actor died with the dispatcher: stop just the same
-            pass
-        if cls.running:
-            os.kill(os.getpid(), signal.SIGTERM)
+    async def gone(self) -> None:
+        """Never returns: raises in the caller once this actor died with its dispatcher."""
+        await self._never.wait()
 
 
 class RunDirectoryNotVisibleError(RuntimeError):
@@ -104,18 +100,18 @@ def _check_run_directory(output_dir: str) -> None:
         )
 
 
-#: Under the run directory: one lock file per problem, held by the task running it.
+#: Under the run directory: one lock file per problem, held by the worker running it.
 LOCKS_DIR = ".agentrig-locks"
 
 
 def _lock_problem(output_dir: str, problem: str) -> int:
     """Hold the problem's lock (waiting for an earlier holder); returns the fd to close when done.
 
-    Ray retries a task whose node it believes dead; a node that was only cut
-    off may still be running the first attempt. The lock, on the shared run
-    directory, makes the retry wait until that attempt is really over, so two
-    attempts never run one problem at once. A dead holder's lock is released
-    by its kernel at once.
+    A problem is run again on another worker when its worker or node is
+    believed dead; a node that was only cut off may still be running the
+    first attempt. The lock, on the shared run directory, makes the retry wait
+    until that attempt is really over, so two attempts never run one problem
+    at once. A dead holder's lock is released by its kernel at once.
     """
     import fcntl
 
@@ -131,20 +127,17 @@ def _lock_problem(output_dir: str, problem: str) -> int:
     return fd
 
 
-def run_problem_task(job_json: str, channel: Any, stop: Any, secrets: dict[str, str]) -> str:
-    """Run one problem (a :class:`~agentrig.run.job.ProblemJob` as JSON); return its ``ProblemRecord`` as JSON.
+def run_problem_job(job_json: str, channel: Any) -> str:
+    """Run one problem (a :class:`~agentrig.run.job.ProblemJob` as JSON) here; return its ``ProblemRecord`` as JSON.
 
-    ``secrets`` (API keys) arrive through Ray's object store and are set in this
-    worker's environment only while the problem runs. A retried task (its
-    worker died) runs the problem again: ``run_problem`` starts after the last
-    checkpoint recorded in ``results.jsonl``. Cancellation (``ray.cancel``)
-    raises ``KeyboardInterrupt`` here, which ``run_problem`` answers by
-    cleaning up the agent and its containers before it re-raises.
+    A job run again (its worker died) runs the problem again: ``run_problem``
+    starts after the last checkpoint recorded in ``results.jsonl``.
+    ``KeyboardInterrupt`` (the worker's stop request) is raised after
+    ``run_problem`` cleaned up the agent and its containers.
     """
     from agentrig.run.job import ProblemJob
     from agentrig.run.problem_run import run_problem
     from agentrig.run.progress import ProgressEvent
-    from agentrig.run.signals import install_termination_handler
 
     job = ProblemJob.model_validate_json(job_json)
     _check_run_directory(job.output_dir)
@@ -154,27 +147,136 @@ def run_problem_task(job_json: str, channel: Any, stop: Any, secrets: dict[str, 
         with sending:
             channel.put.remote(event.model_dump_json())
 
-    saved = {name: os.environ.get(name) for name in secrets}
-    os.environ.update(secrets)
-    ray_handler = signal.getsignal(signal.SIGTERM)
-    install_termination_handler()  # SIGTERM: Terminated (a KeyboardInterrupt), as in agentrig's own workers
-    _Watcher.running = True
-    _Watcher.ensure(stop)
-    lock = -1
+    lock = _lock_problem(job.output_dir, job.problem_name)
     try:
-        lock = _lock_problem(job.output_dir, job.problem_name)
         record = run_problem(job, emit)
     finally:
-        if lock >= 0:
-            os.close(lock)
-        _Watcher.running = False
-        signal.signal(signal.SIGTERM, ray_handler)
-        for name, value in saved.items():
-            if value is None:
-                os.environ.pop(name, None)
-            else:
-                os.environ[name] = value
+        os.close(lock)
     import ray
 
     ray.get(channel.flush.remote())
     return record.model_dump_json()
+
+
+def _interrupted(job_json: str) -> str:
+    from agentrig.run.job import ProblemJob
+    from agentrig.run.records import ProblemRecord
+
+    job = ProblemJob.model_validate_json(job_json)
+    return ProblemRecord(name=job.problem_name, path=job.problem_path, status="interrupted").model_dump_json()
+
+
+class ProblemWorker:
+    """A Ray actor that runs problems one at a time in its main thread, with their modules imported once.
+
+    The dispatcher calls :meth:`run` for each problem; a run's
+    :class:`StopSignal` interrupts the problem of that run running here (and
+    nothing else: a warm worker may serve another run by then).
+    """
+
+    def __init__(self, modules: list[str]) -> None:
+        """Import ``modules`` (what a problem run needs: runner, agent, runtime, model SDK) and agentrig's plugins."""
+        for name in modules:
+            try:
+                importlib.import_module(name)
+            except BaseException:  # noqa: BLE001 - the problem run imports it again and reports the error
+                continue
+        try:
+            from agentrig.plugins import get_registry
+
+            get_registry()
+        except BaseException:  # noqa: BLE001 - loaded (and reported) again by the problem run
+            pass
+        self._lock = threading.RLock()  # also taken by the signal handler, in the main thread
+        self._running: str | None = None  # the run whose problem runs now
+        self._stopped: set[str] = set()  # runs that stopped (or whose dispatcher is gone)
+        self._signals = 0  # SIGTERMs sent by watchers and not handled yet
+        self._watched: set[str] = set()
+        # SIGTERM from a watcher interrupts the problem of its run; any other SIGTERM does what Ray's handler does
+        self._ray_sigterm = signal.getsignal(signal.SIGTERM)
+        signal.signal(signal.SIGTERM, self._on_sigterm)
+        _set_title(IDLE_TITLE)
+
+    def ready(self) -> bool:
+        """Answer once the worker is up and idle (a call queues behind a running problem)."""
+        return True
+
+    def _on_sigterm(self, signum: int, frame: FrameType | None) -> None:
+        from agentrig.run.signals import Terminated
+
+        with self._lock:
+            requested = self._signals > 0
+            self._signals = max(0, self._signals - 1)
+            ours = self._running is not None and self._running in self._stopped
+        if ours:
+            raise Terminated(f"signal {signum}")
+        if requested:  # a stop request that came after its problem ended: nothing to interrupt
+            return
+        handler = self._ray_sigterm
+        if callable(handler):
+            handler(signum, frame)
+        elif handler == signal.SIG_DFL:
+            signal.signal(signal.SIGTERM, signal.SIG_DFL)
+            os.kill(os.getpid(), signal.SIGTERM)
+
+    def _watch(self, run: str, stop: Any) -> None:
+        with self._lock:
+            if run in self._watched:
+                return
+            self._watched.add(run)
+        threading.Thread(target=self._wait_for_stop, args=(run, stop), name="agentrig-stop-watch", daemon=True).start()
+
+    def _wait_for_stop(self, run: str, stop: Any) -> None:
+        import ray
+
+        try:
+            ray.get(stop.wait.remote())
+        except Exception:  # noqa: BLE001 - the actor died with the dispatcher: stop just the same
+            pass
+        with self._lock:
+            self._watched.discard(run)
+            self._stopped.add(run)
+            if self._running != run:
+                return
+            self._signals += 1
+        os.kill(os.getpid(), signal.SIGTERM)
+
+    def run(self, job_json: str, problem: str, run: str, channel: Any, stop: Any, env: dict[str, str]) -> str:
+        """Run one problem of run ``run`` with ``env`` set; return its record as JSON (``interrupted`` when stopped).
+
+        ``env`` (endpoints, API keys) arrives through Ray's object store: the
+        dispatcher passes it by reference, so Ray never shows nor logs it.
+        """
+        saved = {name: os.environ.get(name) for name in env}
+        os.environ.update(env)
+        self._watch(run, stop)
+        _set_title(f"ray::agentrig:{problem}")
+        try:
+            try:
+                with self._lock:
+                    self._running = run
+                    if run in self._stopped:  # stopped before it started
+                        raise KeyboardInterrupt
+                result = run_problem_job(job_json, channel)
+            finally:
+                with self._lock:
+                    self._running = None
+        except KeyboardInterrupt:
+            result = _interrupted(job_json)
+        finally:
+            _set_title(IDLE_TITLE)
+            for name, value in saved.items():
+                if value is None:
+                    os.environ.pop(name, None)
+                else:
+                    os.environ[name] = value
+        return result
+
+
+def _set_title(title: str) -> None:
+    try:
+        import ray._raylet
+
+        ray._raylet.setproctitle(title)
+    except (ImportError, AttributeError):
+        pass

@@ -141,6 +141,9 @@ class LocalRayCluster:
     def __init__(self, env: Mapping[str, str] | None = None, *, head_cpus: int = 1, worker_cpus: int = 1) -> None:
         """Choose ports and a directory; nothing starts before ``__enter__``."""
         self.env = {**(env if env is not None else os.environ), "RAY_USAGE_STATS_ENABLED": "0"}
+        # a token in ~/.ray/auth_token (written by any local ray.init()) would turn on token
+        # authentication on the head but not on the second node, which then cannot join
+        self.env.setdefault("RAY_AUTH_MODE", "disabled")
         self.head_cpus = head_cpus
         self.worker_cpus = worker_cpus
         self.port = free_port()
