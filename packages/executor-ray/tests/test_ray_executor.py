@@ -32,6 +32,9 @@ pytestmark = [pytest.mark.ray, pytest.mark.slow, pytest.mark.timeout(900), pytes
 #: A run on a loaded 2-core machine: Ray starts a worker process per task slot.
 RUN_TIMEOUT = 300
 
+#: Seconds the workers of a dispatcher killed by SIGKILL get to notice and clean up (seconds when idle).
+KILLED_DISPATCHER_CLEANUP = 60
+
 
 def _env(agent_site: Path, base_url: str, **extra: str) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "ANTHROPIC_", "AGENTRIG_", "RAY_"))}
@@ -235,11 +238,12 @@ def test_dispatcher_killed_then_resume_finishes_on_the_cluster(ray_cluster, agen
     finally:
         if dispatcher.poll() is None:
             dispatcher.kill()
-    # Ray ends a dead driver's tasks at once (their workers are killed, no cleanup runs):
-    # nothing keeps writing into the run, and --resume redoes the unfinished checkpoints
-    _no_task_left()
+    # the workers notice that their dispatcher is gone and stop its problems as Ctrl-C does
+    # (interrupted in their model call: the agent cleaned up, the problem recorded as interrupted)
+    _no_task_left(KILLED_DISPATCHER_CLEANUP)
     for i in range(2):
-        assert json.loads((out / f"r{i}" / "problem.json").read_text())["status"] != "completed"
+        assert json.loads((out / f"r{i}" / "problem.json").read_text())["status"] == "interrupted"
+    assert not list((out / ".workspaces").glob("*")), "a session outlived its dispatcher"
     hang.released = True
     resumed = _run([*_agent(problems), *_ray(ray_cluster), "-q", "--output", str(out), "--resume"], env)
     assert resumed.returncode == 0, resumed.stderr
@@ -247,6 +251,72 @@ def test_dispatcher_killed_then_resume_finishes_on_the_cluster(ray_cluster, agen
     assert _prompts(fake_openai_server, "Write a") == 2  # one per problem: checkpoint 1 was never redone
     record = RunRecord.model_validate_json((out / "run.json").read_bytes())
     assert record.status == "completed" and len(record.resumed) == 1 and record.totals.passed == 4
+
+
+def test_a_killed_dispatcher_leaves_no_child_process_behind(ray_cluster, agent_site: Path, fake_openai_server, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    from agentrig_ray.testing import processes_of
+
+    fake_openai_server.respond_with(testkit.solver())
+    marker = f"sleep {2000 + os.getpid() % 1000}"  # the long command the agent runs, found by its command line
+    released = tmp_path / "released"
+    problem = testkit.make_problem(
+        tmp_path / "problems", "long",
+        [
+            ("Write a.", [testkit.write_file("a.txt", "a\n")], "test -f a.txt\n"),
+            ("Wait, then b.", [testkit.bash(f"test -f {released} || {marker}; echo b > b.txt")], "test -f b.txt\n"),
+        ],
+    )
+    out = tmp_path / "run"
+    env = _env(agent_site, fake_openai_server.base_url)
+    dispatcher = _start([*_agent([problem]), *_ray(ray_cluster), "-q", "--output", str(out)], env)
+    try:
+        _wait_for(lambda: processes_of(marker), RUN_TIMEOUT, "the agent's long command")
+        dispatcher.send_signal(signal.SIGKILL)
+        dispatcher.wait(10)
+    finally:
+        if dispatcher.poll() is None:
+            dispatcher.kill()
+    _wait_for(lambda: not processes_of(marker), KILLED_DISPATCHER_CLEANUP, "the agent's command to be ended")
+    _no_task_left(KILLED_DISPATCHER_CLEANUP)
+    assert json.loads((out / "long" / "problem.json").read_text())["status"] == "interrupted"
+    released.touch()
+    resumed = _run([*_agent([problem]), *_ray(ray_cluster), "-q", "--output", str(out), "--resume"], env)
+    assert resumed.returncode == 0, resumed.stderr
+    assert _raw_lines(out) == [("long", "checkpoint_1"), ("long", "checkpoint_2")]
+    assert RunRecord.model_validate_json((out / "run.json").read_bytes()).status == "completed"
+
+
+@pytest.mark.docker
+def test_a_killed_dispatcher_leaves_no_container_behind(  # type: ignore[no-untyped-def]
+    ray_cluster, agent_site: Path, fake_openai_server, tmp_path: Path, docker_engine, docker_test_image: str
+) -> None:
+    hang = _Hang("Append b")
+    fake_openai_server.respond_with(hang)
+    problems = [_two_checkpoints(tmp_path / "problems", f"k{i}", f"tagk{i}") for i in range(2)]
+    out = tmp_path / "run"
+    docker = ["--runtime", "docker", "--image", docker_test_image]
+    env = _env(agent_site, fake_openai_server.base_url)
+
+    def containers() -> list[Any]:
+        found = docker_engine.containers.list(all=True, filters={"label": "agentrig"})
+        return [c for c in found if any(str(out) in m.get("Source", "") for m in c.attrs.get("Mounts", []))]
+
+    dispatcher = _start([*_agent(problems), *_ray(ray_cluster), *docker, "-q", "--output", str(out)], env)
+    try:
+        _wait_for(lambda: len(hang.held) == 2, RUN_TIMEOUT, "both problems in checkpoint 2")
+        assert len(containers()) == 2
+        dispatcher.send_signal(signal.SIGKILL)
+        dispatcher.wait(10)
+    finally:
+        if dispatcher.poll() is None:
+            dispatcher.kill()
+    _wait_for(lambda: not containers(), KILLED_DISPATCHER_CLEANUP, "the problems' containers to be removed")
+    _no_task_left(KILLED_DISPATCHER_CLEANUP)
+    hang.released = True
+    resumed = _run([*_agent(problems), *_ray(ray_cluster), *docker, "-q", "--output", str(out), "--resume"], env)
+    assert resumed.returncode == 0, resumed.stderr
+    assert sorted(_raw_lines(out)) == [(f"k{i}", f"checkpoint_{c}") for i in range(2) for c in (1, 2)]
+    assert containers() == []
 
 
 def test_ctrl_c_cancels_every_task_and_leaves_a_resumable_run(ray_cluster, agent_site: Path, fake_openai_server, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
