@@ -9,10 +9,10 @@ from pathlib import Path
 import pytest
 
 from agentrig.run import runner
-from agentrig.executors import DoneCallback, Executor
+from agentrig.executors import DoneCallback, EventReceiver, Executor
 from agentrig.run.job import ProblemJob
 from agentrig.run.layout import RunDirectory
-from agentrig.run.progress import EventSink, ProgressEvent
+from agentrig.run.progress import ProgressEvent
 from agentrig.run.records import (
     AgentRecord,
     CheckpointResultLine,
@@ -50,20 +50,27 @@ def _prepared(root: Path, names: list[str], jobs: int) -> runner.PreparedRun:
     return runner.PreparedRun(request=request, directory=root, record=record, jobs=job_list)
 
 
-class _Scripted(Executor):
-    """Runs 'problems' that only append their result lines; ``between`` runs after each one."""
+def _end(problem: str, checkpoint: str, status: str = "passed") -> ProgressEvent:
+    """A checkpoint_end event carrying its result line, as a problem run emits it."""
+    return ProgressEvent(kind="checkpoint_end", problem=problem, checkpoint=checkpoint, result=_line(problem, checkpoint, status))
 
-    def __init__(self, tick_interval: float | None, between: Callable[[str], None] = lambda name: None) -> None:
+
+class _Scripted(Executor):
+    """Runs 'problems' that only send their checkpoints' results; ``between`` runs after each one."""
+
+    def __init__(self, tick_interval: float | None, between: Callable[[str], None] = lambda name: None, twice: bool = False) -> None:
         self.tick_interval = tick_interval
         self.between = between
+        self.twice = twice
 
-    def run(self, jobs: Sequence[ProblemJob], emit: EventSink, done: DoneCallback, tick: Callable[[], None]) -> None:
-        directory = RunDirectory(Path(jobs[0].output_dir))
+    def run(self, jobs: Sequence[ProblemJob], emit: EventReceiver, done: DoneCallback, tick: Callable[[], None]) -> None:
         for job in jobs:
             emit(ProgressEvent(kind="problem_start", problem=job.problem_name))
-            directory.append_result(_line(job.problem_name, "c1"))
-            directory.append_result(_line(job.problem_name, "c2", "failed"))
-            # what a dead worker reports: no totals; the dispatcher must count from the file
+            emit(_end(job.problem_name, "c1"))
+            if self.twice:  # a worker that died after sending c1 and a retry that redid it
+                emit(_end(job.problem_name, "c1", "failed"))
+            emit(_end(job.problem_name, "c2", "failed"))
+            # what a dead worker reports: no totals; the dispatcher must count what it recorded
             done(job, ProblemRecord(name=job.problem_name, path="/p", status="completed"))
             self.between(job.problem_name)
             tick()
@@ -79,7 +86,7 @@ def test_results_of_one_problem_are_exactly_its_lines(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize("tick_interval", [None, 0.2])
-def test_totals_come_from_the_results_file(tmp_path: Path, tick_interval: float | None) -> None:
+def test_totals_come_from_the_recorded_results(tmp_path: Path, tick_interval: float | None) -> None:
     names = [f"p{i}" for i in range(12)]
     record = runner.execute(_prepared(tmp_path, names, jobs=4), lambda e: None, executor=_Scripted(tick_interval))
     on_disk = RunDirectory(tmp_path).read_run()
@@ -128,3 +135,58 @@ def test_concurrent_runs_coalesce_writes_but_catch_up_on_the_next_tick(tmp_path:
     assert stale[0] != "completed" and stale[1] == "completed"  # coalesced, then caught up ...
     statuses = RunDirectory(tmp_path).read_run().problems
     assert all(p.status == "completed" for p in statuses.values())  # ... and everything is at the end
+
+
+def test_the_dispatcher_records_each_checkpoint_once(tmp_path: Path) -> None:
+    events: list[ProgressEvent] = []
+    record = runner.execute(_prepared(tmp_path, ["a", "b"], jobs=1), events.append, executor=_Scripted(None, twice=True))
+    raw = [(l.problem, l.checkpoint, l.status) for l in RunDirectory(tmp_path).results()]
+    assert raw == [("a", "c1", "passed"), ("a", "c2", "failed"), ("b", "c1", "passed"), ("b", "c2", "failed")]
+    assert len((tmp_path / "results.jsonl").read_text().splitlines()) == 4  # the redone c1 was never written
+    assert record.totals.checkpoints == 4 and record.totals.passed == 2
+    # the display still hears about everything, the result lines included
+    assert sum(e.kind == "checkpoint_end" for e in events) == 6
+    problem = ProblemRecord.model_validate_json((tmp_path / "a" / "problem.json").read_bytes())
+    assert problem.status == "completed" and problem.finished == 2 and problem.started is not None
+
+
+def test_a_resumed_job_carries_what_the_dispatcher_recorded(tmp_path: Path) -> None:
+    prepared = _prepared(tmp_path, ["a"], jobs=1)
+    assert prepared.jobs[0].finished == []
+    RunDirectory(tmp_path).append_result(_line("a", "c1"))
+    resumed = prepared.jobs[0].resumed()
+    assert [(l.problem, l.checkpoint) for l in resumed.finished] == [("a", "c1")]
+    assert ProblemJob.model_validate_json(resumed.model_dump_json()) == resumed  # it travels as JSON
+
+
+def test_shipped_artifacts_are_written_whole_before_the_line_and_only_once(tmp_path: Path) -> None:
+    from agentrig.run.shipping import pack_checkpoint
+
+    worker = tmp_path / "worker"
+    for status in ("first", "second"):
+        (worker / status / "a" / "c1" / "snapshot" / "files").mkdir(parents=True)
+        (worker / status / "a" / "c1" / "snapshot" / "files" / "out.txt").write_text(status)
+        (worker / status / "a" / "c1" / "trajectory.jsonl").write_text('{"kind": "llm_call"}\n')
+    run = tmp_path / "run"
+    (run / "a" / "c1").mkdir(parents=True)
+    (run / "a" / "c1" / "partial.txt").write_text("left by an attempt that died")
+    seen: list[bool] = []
+
+    class Shipping(_Scripted):
+        def run(self, jobs: Sequence[ProblemJob], emit: EventReceiver, done: DoneCallback, tick: Callable[[], None]) -> None:
+            job = jobs[0]
+            emit(ProgressEvent(kind="problem_start", problem=job.problem_name))
+            for attempt in ("first", "second"):
+                emit(_end(job.problem_name, "c1"), pack_checkpoint(worker / attempt, "a", "c1"))
+            done(job, ProblemRecord(name=job.problem_name, path="/p", status="completed"))
+
+    def watch(event: ProgressEvent) -> None:
+        if event.kind == "checkpoint_end":  # the artifacts are in place when the line is
+            seen.append((run / "a" / "c1" / "snapshot" / "files" / "out.txt").is_file())
+
+    runner.execute(_prepared(run, ["a"], jobs=1), watch, executor=Shipping(None))
+    assert seen == [True, True]
+    assert (run / "a" / "c1" / "snapshot" / "files" / "out.txt").read_text() == "first"
+    assert not (run / "a" / "c1" / "partial.txt").exists()
+    assert sorted(p.name for p in (run / "a").iterdir()) == ["c1", "problem.json"]  # nothing half-written beside it
+    assert len(RunDirectory(run).results()) == 1

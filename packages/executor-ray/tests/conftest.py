@@ -26,7 +26,9 @@ def ray_cluster(agent_site: Path) -> Iterator[object]:
     """A real Ray cluster on 127.0.0.1: a head node and a second worker node, 1 CPU each, torn down afterwards.
 
     The nodes' environment holds no model endpoint, key or agentrig setting:
-    what the workers get of those comes from the dispatcher.
+    what the workers get of those comes from the dispatcher. Where mount
+    namespaces are available the worker node does not see ``cluster.hidden``
+    (for runs whose artifacts are shipped).
     """
     from agentrig_ray.testing import LocalRayCluster, require_ray
 
@@ -34,5 +36,15 @@ def ray_cluster(agent_site: Path) -> Iterator[object]:
 
     env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "ANTHROPIC_", "AGENTRIG_", "RAY_"))}
     env["PYTHONPATH"] = str(agent_site)
-    with LocalRayCluster(env) as cluster:
+    with LocalRayCluster(env, hide_from_worker=can_hide()) as cluster:
         yield cluster
+
+
+def can_hide() -> bool:
+    """Whether a node can get a mount namespace of its own here (``unshare --mount``: root or user namespaces)."""
+    import subprocess
+
+    try:
+        return subprocess.run(["unshare", "--mount", "true"], capture_output=True, timeout=30).returncode == 0
+    except (OSError, subprocess.TimeoutExpired):
+        return False

@@ -180,6 +180,8 @@ def test_a_worker_killed_mid_checkpoint_is_retried_from_its_last_finished_checkp
     dispatcher = _start([*_agent([problem]), *_ray(ray_cluster), "-v", "--output", str(out)], _env(agent_site, fake_openai_server.base_url))
     try:
         _wait_for(lambda: hang.held, RUN_TIMEOUT, "checkpoint 2's model request")
+        # checkpoint 1 is finished once the dispatcher has recorded it (its result travels with an event)
+        _wait_for(lambda: (out / "results.jsonl").exists(), RUN_TIMEOUT, "checkpoint 1 recorded")
         workers = task_workers("kill")  # this problem's: a task of an earlier test may still be ending
         assert len(workers) == 1, workers
         os.kill(workers[0], signal.SIGKILL)  # the worker dies mid-checkpoint 2, its model request unanswered
@@ -233,16 +235,20 @@ def test_dispatcher_killed_then_resume_finishes_on_the_cluster(ray_cluster, agen
     dispatcher = _start([*_agent(problems), *_ray(ray_cluster), "-q", "--output", str(out)], env)
     try:
         _wait_for(lambda: len(hang.held) == 2, RUN_TIMEOUT, "both problems in checkpoint 2")
+        # checkpoint 1 is finished once the dispatcher has recorded it (a result still on its way is
+        # lost with the dispatcher, and redone: recorded once all the same)
+        _wait_for(lambda: (out / "results.jsonl").exists() and len(_raw_lines(out)) == 2, RUN_TIMEOUT, "checkpoint 1 recorded")
         dispatcher.send_signal(signal.SIGKILL)
         dispatcher.wait(10)
     finally:
         if dispatcher.poll() is None:
             dispatcher.kill()
     # the workers notice that their dispatcher is gone and stop its problems as Ctrl-C does
-    # (interrupted in their model call: the agent cleaned up, the problem recorded as interrupted)
+    # (interrupted in their model call: the agent cleaned up); the records are the dispatcher's
+    # alone, so problem.json says what it last wrote
     _no_task_left(KILLED_DISPATCHER_CLEANUP)
     for i in range(2):
-        assert json.loads((out / f"r{i}" / "problem.json").read_text())["status"] == "interrupted"
+        assert json.loads((out / f"r{i}" / "problem.json").read_text())["status"] == "running"
     assert not list((out / ".workspaces").glob("*")), "a session outlived its dispatcher"
     hang.released = True
     resumed = _run([*_agent(problems), *_ray(ray_cluster), "-q", "--output", str(out), "--resume"], env)
@@ -278,7 +284,8 @@ def test_a_killed_dispatcher_leaves_no_child_process_behind(ray_cluster, agent_s
             dispatcher.kill()
     _wait_for(lambda: not processes_of(marker), KILLED_DISPATCHER_CLEANUP, "the agent's command to be ended")
     _no_task_left(KILLED_DISPATCHER_CLEANUP)
-    assert json.loads((out / "long" / "problem.json").read_text())["status"] == "interrupted"
+    # the records are the dispatcher's alone: they say what it last wrote, never "completed"
+    assert RunRecord.model_validate_json((out / "run.json").read_bytes()).problems["long"].status in ("pending", "running")
     released.touch()
     resumed = _run([*_agent([problem]), *_ray(ray_cluster), "-q", "--output", str(out), "--resume"], env)
     assert resumed.returncode == 0, resumed.stderr
@@ -440,3 +447,90 @@ def test_attempts_are_tasks_of_their_own(ray_cluster, agent_site: Path, fake_ope
         (1, "checkpoint_1"), (1, "checkpoint_2"), (2, "checkpoint_1"), (2, "checkpoint_2")
     ]
     assert RunRecord.model_validate_json((out / "run.json").read_bytes()).status == "completed"
+
+
+# -- shipped artifacts (-c executor.storage=ship) ---------------------------------------------
+
+
+def _hidden_output(cluster: Any, name: str) -> Path:
+    """A run directory under the directory the worker node cannot see."""
+    if not cluster.hide_from_worker:
+        if os.environ.get("CI"):
+            pytest.fail("CI is set but the worker node could not get a mount namespace (unshare --mount)", pytrace=False)
+        pytest.skip("no mount namespaces here (unshare --mount): cannot hide the run directory from a node")
+    return Path(cluster.hidden) / name
+
+
+def _ship(cluster: Any, *more: str) -> list[str]:
+    # every task on the worker node, the one that does not see the run directory
+    return _ray(cluster, "-c", "executor.storage=ship", "-c", "executor.resources={second_node: 1}", *more)
+
+
+def _tree(out: Path) -> list[str]:
+    """The run directory's files, relative, without what names time or a random session."""
+    return sorted(
+        str(path.relative_to(out)) for path in out.rglob("*")
+        if path.is_file() and not path.name.startswith(".") and ".workspaces" not in path.parts
+    )
+
+
+def test_shipped_artifacts_make_the_same_run_directory_as_the_local_executor(  # type: ignore[no-untyped-def]
+    ray_cluster, agent_site: Path, fake_openai_server, tmp_path: Path
+) -> None:
+    fake_openai_server.respond_with(testkit.solver())
+    out = _hidden_output(ray_cluster, "ship-same")
+    problems = [_two_checkpoints(tmp_path / "problems", f"s{i}", f"tags{i}") for i in range(2)]
+    env = _env(agent_site, fake_openai_server.base_url)
+    # the worker node really does not see it: a node-local write there would fail
+    probe = subprocess.run(["nsenter", "-t", str(ray_cluster.nodes[1].pid), "-m", "ls", "-A", str(out.parent)],
+                           capture_output=True, text=True)
+    assert probe.returncode == 0 and probe.stdout == "", probe
+    local = _run([*_agent(problems), "--output", str(tmp_path / "local"), "-q"], env)
+    assert local.returncode == 0, local.stderr
+    ray = _run([*_agent(problems), *_ship(ray_cluster), "-q", "--output", str(out)], env)
+    assert ray.returncode == 0, ray.stderr
+
+    assert _tree(out) == _tree(tmp_path / "local")
+    assert sorted(_raw_lines(out)) == sorted(_raw_lines(tmp_path / "local"))
+    for i in range(2):
+        for checkpoint in ("checkpoint_1", "checkpoint_2"):
+            for rel in (Path("snapshot") / "files" / "a.txt", Path("prompt.txt"), Path("diff.json")):
+                assert (out / f"s{i}" / checkpoint / rel).read_bytes() == (tmp_path / "local" / f"s{i}" / checkpoint / rel).read_bytes()
+            # paths recorded in the artifacts name the run directory, not the worker's own
+            inference = json.loads((out / f"s{i}" / checkpoint / "inference_result.json").read_text())
+            assert inference["checkpoint_path"] == str(out / f"s{i}" / checkpoint)
+    record = RunRecord.model_validate_json((out / "run.json").read_bytes())
+    assert record.status == "completed" and record.totals.passed == 4
+    assert not list(out.glob("*/.checkpoint_*")), "a half-unpacked checkpoint was left behind"
+
+
+def test_a_shipping_worker_killed_mid_checkpoint_resumes_from_the_shipped_snapshot(  # type: ignore[no-untyped-def]
+    ray_cluster, agent_site: Path, fake_openai_server, tmp_path: Path
+) -> None:
+    from agentrig_ray.testing import task_workers
+
+    hang = _Hang("Append b")
+    fake_openai_server.respond_with(hang)
+    problem = _two_checkpoints(tmp_path / "problems", "shipkill", "tagsk")
+    out = _hidden_output(ray_cluster, "ship-kill")
+    dispatcher = _start([*_agent([problem]), *_ship(ray_cluster), "-v", "--output", str(out)], _env(agent_site, fake_openai_server.base_url))
+    try:
+        _wait_for(lambda: hang.held, RUN_TIMEOUT, "checkpoint 2's model request")
+        _wait_for(lambda: (out / "results.jsonl").exists(), RUN_TIMEOUT, "checkpoint 1 recorded")
+        assert _raw_lines(out) == [("shipkill", "checkpoint_1")]  # recorded by the dispatcher, artifacts with it
+        assert (out / "shipkill" / "checkpoint_1" / "snapshot" / "files" / "a.txt").read_text() == "tagsk\n"
+        workers = task_workers("shipkill")
+        assert len(workers) == 1, workers
+        os.kill(workers[0], signal.SIGKILL)
+        _, err = dispatcher.communicate(timeout=RUN_TIMEOUT)
+    finally:
+        if dispatcher.poll() is None:
+            dispatcher.kill()
+    assert dispatcher.returncode == 0, err
+    assert "shipkill: started (resuming at checkpoint 2)" in err
+    assert _raw_lines(out) == [("shipkill", "checkpoint_1"), ("shipkill", "checkpoint_2")]
+    # checkpoint 2's test (two lines in a.txt) passes only on checkpoint 1's workspace: the retried
+    # worker got it from the dispatcher's run directory, which it cannot see
+    assert [line.status for line in RunDirectory(out).results()] == ["passed", "passed"]
+    assert _prompts(fake_openai_server, "Write a") == 1
+    assert (out / "shipkill" / "checkpoint_2" / "snapshot" / "files" / "a.txt").read_text() == "tagsk\nb\n"

@@ -4,15 +4,25 @@ The dispatcher (``agentrig run``) connects as a Ray driver, borrows warm
 :class:`~agentrig_ray.task.ProblemWorker` actors from the cluster's
 :class:`~agentrig_ray.pool.WorkerPool` (starting new ones up to what it can
 use), hands each idle one a problem, and relays the events the workers send
-through an :class:`~agentrig_ray.task.EventChannel` actor. Problem runs write
-their artifacts and ``results.jsonl`` lines into the run directory
-themselves, so the run directory must be on storage every node mounts at the
-same path (on one machine: any directory).
+through an :class:`~agentrig_ray.task.EventChannel` actor; the dispatcher
+records each checkpoint's result line as its ``checkpoint_end`` event
+arrives, and alone writes ``results.jsonl``, ``run.json`` and ``problem.json``.
+Artifacts reach the run directory one of two ways (``-c executor.storage``):
+
+* ``shared`` (the default): the run directory is on storage every node
+  mounts at the same path (on one machine: any directory); problem runs write
+  their artifacts into it;
+* ``ship``: the nodes do not see the run directory. A problem runs in a
+  directory of its worker's own; each finished checkpoint's directory is
+  packed and sent back with its event, and the dispatcher writes it into the
+  run directory before recording the line. A resumed or retried problem gets
+  the finished checkpoints' snapshot and trajectories packed by the dispatcher.
 
 Faults: a problem whose worker process or node dies is run again on another
-worker, at most ``max_retries`` times; the new run starts after the problem's
-last finished checkpoint (``run_problem`` reads ``results.jsonl``), so a
-finished checkpoint is never redone nor recorded twice. Ctrl-C stops every
+worker, at most ``max_retries`` times, as a job made anew from what the
+dispatcher has recorded (:meth:`~agentrig.run.job.ProblemJob.resumed`): it
+starts after the last recorded checkpoint, so a recorded checkpoint is never
+redone, and the dispatcher records a checkpoint delivered twice only once. Ctrl-C stops every
 problem (``KeyboardInterrupt`` inside it: the agent and its containers are
 cleaned up), waits for them, and kills the workers still busy after a grace
 period. A dispatcher that dies (``kill -9``) is noticed by its workers, which
@@ -27,13 +37,13 @@ import socket
 import time
 from collections import deque
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from agentrig.executors import DoneCallback, Executor, ExecutorError, ExecutorUnavailableError
+from agentrig.executors import DoneCallback, EventReceiver, Executor, ExecutorError, ExecutorUnavailableError
 from agentrig.run.job import ProblemJob
-from agentrig.run.progress import EventSink, ProgressEvent
+from agentrig.run.progress import ProgressEvent
 from agentrig.run.records import ProblemRecord, utcnow
 
 log = logging.getLogger(__name__)
@@ -58,6 +68,10 @@ class RayOptions(BaseModel):
     resources: dict[str, float] = Field(default_factory=dict, description="custom resources each task reserves, e.g. {docker: 1}")
     max_retries: int = Field(default=2, ge=0, description="times a problem is retried after its worker or node died")
     env: list[str] = Field(default_factory=list, description="more environment variables to send to the workers")
+    storage: Literal["shared", "ship"] = Field(
+        default="shared",
+        description="shared: every node sees the run directory at the same path; ship: artifacts are sent back to the dispatcher",
+    )
     keep_warm: float = Field(
         default=300.0, ge=0,
         description="seconds idle workers stay up for the next run, their imports done (0: they end with the run)",
@@ -218,7 +232,7 @@ class RayExecutor(Executor):
             .remote()
         )
 
-    def run(self, jobs: Sequence[ProblemJob], emit: EventSink, done: DoneCallback, tick: Callable[[], None]) -> None:
+    def run(self, jobs: Sequence[ProblemJob], emit: EventReceiver, done: DoneCallback, tick: Callable[[], None]) -> None:
         """Hand every job to a worker (at most ``--jobs`` at once when N > 1), relay events, report records."""
         import uuid
 
@@ -229,6 +243,7 @@ class RayExecutor(Executor):
         from agentrig_ray.task import EventChannel, StopSignal
 
         settings = self.settings
+        ship = settings.storage == "ship"
         run_id = uuid.uuid4().hex
         here = NodeAffinitySchedulingStrategy(ray.get_runtime_context().get_node_id(), soft=True)
         channel = ray.remote(EventChannel).options(num_cpus=0, scheduling_strategy=here).remote()
@@ -262,12 +277,22 @@ class RayExecutor(Executor):
                     job = pending.popleft()
                     slot.job = job
                     slot.ref = slot.worker.run.options(name=f"agentrig:{job.problem_name}").remote(
-                        job.model_dump_json(), job.problem_name, run_id, channel, stop, env
+                        job.model_dump_json(), job.problem_name, run_id, channel, stop, env, ship, resume_of(job)
                     )
 
+        def resume_of(job: ProblemJob) -> Any:
+            """What a shipping worker needs of the job's finished checkpoints (a reference), else ``None``."""
+            if not ship or not job.finished:
+                return None
+            from pathlib import Path
+
+            from agentrig.run.shipping import pack_resume
+
+            return ray.put(pack_resume(Path(job.output_dir), job.problem_name, job.finished))
+
         def relay() -> None:
-            for text in ray.get(channel.take.remote()):
-                emit(ProgressEvent.model_validate_json(text))
+            for text, artifacts in ray.get(channel.take.remote()):
+                emit(ProgressEvent.model_validate_json(text), artifacts)
 
         def lose(slot: _Slot) -> None:
             slots.remove(slot)
@@ -282,7 +307,8 @@ class RayExecutor(Executor):
                 lose(slot)
                 deaths[job.problem_name] = deaths.get(job.problem_name, 0) + 1
                 if deaths[job.problem_name] <= settings.max_retries:
-                    pending.appendleft(job)  # run again from its last finished checkpoint
+                    # run again after the last checkpoint the dispatcher recorded (relay() ran before)
+                    pending.appendleft(job.resumed())
                     return
                 record = _failed(job, _describe(exc, settings.max_retries))
             except ray.exceptions.RayError as exc:

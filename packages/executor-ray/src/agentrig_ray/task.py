@@ -46,17 +46,17 @@ IDLE_TITLE = "ray::agentrig-worker"
 
 
 class EventChannel:
-    """A mailbox of progress events (JSON strings) that the dispatcher empties every tick."""
+    """A mailbox of progress events (JSON strings, each with its shipped artifacts or ``None``) that the dispatcher empties every tick."""
 
     def __init__(self) -> None:
         """Start empty."""
-        self._events: list[str] = []
+        self._events: list[tuple[str, bytes | None]] = []
 
-    def put(self, event: str) -> None:
-        """Add one event."""
-        self._events.append(event)
+    def put(self, event: str, artifacts: bytes | None = None) -> None:
+        """Add one event (a ``checkpoint_end`` of a shipping worker: with its checkpoint's packed directory)."""
+        self._events.append((event, artifacts))
 
-    def take(self) -> list[str]:
+    def take(self) -> list[tuple[str, bytes | None]]:
         """Every event received since the last call, in arrival order."""
         events, self._events = self._events, []
         return events
@@ -96,7 +96,7 @@ def _check_run_directory(output_dir: str) -> None:
     if not (Path(output_dir) / "run.json").is_file():
         raise RunDirectoryNotVisibleError(
             f"run directory {output_dir} is not visible on Ray node {socket.gethostname()}:"
-            " --output must be on storage every node mounts at the same path"
+            " --output must be on storage every node mounts at the same path, or use -c executor.storage=ship"
         )
 
 
@@ -127,31 +127,64 @@ def _lock_problem(output_dir: str, problem: str) -> int:
     return fd
 
 
-def run_problem_job(job_json: str, channel: Any) -> str:
+def run_problem_job(job_json: str, channel: Any, ship: bool = False, resume: bytes | None = None) -> str:
     """Run one problem (a :class:`~agentrig.run.job.ProblemJob` as JSON) here; return its ``ProblemRecord`` as JSON.
 
-    A job run again (its worker died) runs the problem again: ``run_problem``
-    starts after the last checkpoint recorded in ``results.jsonl``.
+    The job says which checkpoints the dispatcher has recorded
+    (``job.finished``; a job run again after its worker died is made anew
+    from what it recorded since): the run starts after them. Each finished
+    checkpoint's result goes back with its ``checkpoint_end`` event and the
+    dispatcher records it; nothing here writes ``results.jsonl``, ``run.json``
+    or ``problem.json``.
+
+    ``ship``: the run directory is not on this node's storage. The problem runs
+    in a directory of this worker's own (``job.work_dir``, removed at the end),
+    seeded with ``resume`` (what the finished checkpoints left: the last
+    snapshot, the trajectories; packed by the dispatcher), and each finished
+    checkpoint's directory goes back packed with its event. Otherwise the run
+    directory must be visible here at the same path; artifacts are written into it.
+
     ``KeyboardInterrupt`` (the worker's stop request) is raised after
     ``run_problem`` cleaned up the agent and its containers.
     """
+    import shutil
+    import tempfile
+
     from agentrig.run.job import ProblemJob
     from agentrig.run.problem_run import run_problem
     from agentrig.run.progress import ProgressEvent
 
     job = ProblemJob.model_validate_json(job_json)
-    _check_run_directory(job.output_dir)
+    work_dir: Path | None = None
+    if ship:
+        from agentrig.run.shipping import pack_checkpoint, unpack
+
+        work_dir = Path(tempfile.mkdtemp(prefix="agentrig-ship-"))
+        job = job.model_copy(update={"work_dir": str(work_dir)})
+    else:
+        _check_run_directory(job.output_dir)
     sending = threading.Lock()  # agents may emit steps from their own threads
 
     def emit(event: ProgressEvent) -> None:
+        artifacts = None
+        if work_dir is not None and event.kind == "checkpoint_end" and event.result is not None and event.checkpoint:
+            artifacts = pack_checkpoint(work_dir, job.problem_name, event.checkpoint)
         with sending:
-            channel.put.remote(event.model_dump_json())
+            channel.put.remote(event.model_dump_json(), artifacts)
 
-    lock = _lock_problem(job.output_dir, job.problem_name)
+    lock = -1
     try:
+        if work_dir is not None:
+            if resume is not None:
+                unpack(work_dir, resume)
+        else:
+            lock = _lock_problem(job.output_dir, job.problem_name)
         record = run_problem(job, emit)
     finally:
-        os.close(lock)
+        if lock >= 0:
+            os.close(lock)
+        if work_dir is not None:
+            shutil.rmtree(work_dir, ignore_errors=True)
     import ray
 
     ray.get(channel.flush.remote())
@@ -241,11 +274,15 @@ class ProblemWorker:
             self._signals += 1
         os.kill(os.getpid(), signal.SIGTERM)
 
-    def run(self, job_json: str, problem: str, run: str, channel: Any, stop: Any, env: dict[str, str]) -> str:
+    def run(
+        self, job_json: str, problem: str, run: str, channel: Any, stop: Any, env: dict[str, str],
+        ship: bool = False, resume: bytes | None = None,
+    ) -> str:
         """Run one problem of run ``run`` with ``env`` set; return its record as JSON (``interrupted`` when stopped).
 
         ``env`` (endpoints, API keys) arrives through Ray's object store: the
         dispatcher passes it by reference, so Ray never shows nor logs it.
+        ``ship`` and ``resume``: see :func:`run_problem_job`.
         """
         saved = {name: os.environ.get(name) for name in env}
         os.environ.update(env)
@@ -257,7 +294,7 @@ class ProblemWorker:
                     self._running = run
                     if run in self._stopped:  # stopped before it started
                         raise KeyboardInterrupt
-                result = run_problem_job(job_json, channel)
+                result = run_problem_job(job_json, channel, ship, resume)
             finally:
                 with self._lock:
                     self._running = None

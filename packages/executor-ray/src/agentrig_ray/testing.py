@@ -138,28 +138,44 @@ class LocalRayCluster:
     whatever the dispatcher sends comes on top.
     """
 
-    def __init__(self, env: Mapping[str, str] | None = None, *, head_cpus: int = 1, worker_cpus: int = 1) -> None:
-        """Choose ports and a directory; nothing starts before ``__enter__``."""
+    def __init__(
+        self, env: Mapping[str, str] | None = None, *, head_cpus: int = 1, worker_cpus: int = 1, hide_from_worker: bool = False
+    ) -> None:
+        """Choose ports and a directory; nothing starts before ``__enter__``.
+
+        ``hide_from_worker``: the worker node runs in a mount namespace of its own
+        where :attr:`hidden` (a directory the head and this process see) is an
+        empty read-only file system: a run directory under it is on storage the
+        worker node does not share, as on a cluster without shared storage
+        (needs ``unshare``, i.e. root or user namespaces).
+        """
         self.env = {**(env if env is not None else os.environ), "RAY_USAGE_STATS_ENABLED": "0"}
         # a token in ~/.ray/auth_token (written by any local ray.init()) would turn on token
         # authentication on the head but not on the second node, which then cannot join
         self.env.setdefault("RAY_AUTH_MODE", "disabled")
         self.head_cpus = head_cpus
         self.worker_cpus = worker_cpus
+        self.hide_from_worker = hide_from_worker
         self.port = free_port()
         self.address = f"127.0.0.1:{self.port}"
         # short: Ray's unix socket paths under it must stay below 108 bytes
         self.root = Path(tempfile.mkdtemp(prefix="arr-", dir="/tmp"))
+        #: A directory the worker node cannot see (with ``hide_from_worker``); outside the cluster's own.
+        self.hidden = Path(tempfile.mkdtemp(prefix="arr-hidden-", dir="/tmp"))
         self.nodes: list[subprocess.Popen[bytes]] = []
 
-    def _start(self, args: list[str], name: str) -> None:
+    def _start(self, args: list[str], name: str, hide: Path | None = None) -> None:
         """Start one node; on failure end its process group (the other node stays) and raise."""
         log = self.root / f"{name}.log"
+        command = [sys.executable, "-c", _PATIENT_RAY_START, "start", "--block", "--node-ip-address=127.0.0.1",
+                   "--disable-usage-stats", *args]
+        if hide is not None:
+            # its own mount namespace, the directory covered by an empty read-only tmpfs, then the node
+            command = ["unshare", "--mount", "--propagation", "private", "sh", "-c",
+                       'mount -t tmpfs -o ro,size=64k agentrig-hidden "$0" && exec "$@"', str(hide), *command]
         with open(log, "wb") as out:
             node = subprocess.Popen(
-                [sys.executable, "-c", _PATIENT_RAY_START, "start", "--block", "--node-ip-address=127.0.0.1",
-                 "--disable-usage-stats", *args],
-                env=self.env, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, start_new_session=True,
+                command, env=self.env, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, start_new_session=True,
             )
         self.nodes.append(node)
         deadline = time.monotonic() + START_TIMEOUT
@@ -174,12 +190,12 @@ class LocalRayCluster:
                 raise RuntimeError(f"ray start ({name}) failed:\n{log.read_text(errors='replace')[-3000:]}")
             time.sleep(0.2)
 
-    def _start_with_retries(self, args: list[str], name: str) -> None:
+    def _start_with_retries(self, args: list[str], name: str, hide: Path | None = None) -> None:
         # `ray start` gives a node 30 s (hard-coded) to register with the head,
         # which a machine shared by many busy processes sometimes misses.
         for attempt in range(START_ATTEMPTS):
             try:
-                self._start(args, name)
+                self._start(args, name, hide)
                 return
             except RuntimeError:
                 if attempt == START_ATTEMPTS - 1:
@@ -198,6 +214,7 @@ class LocalRayCluster:
                 [f"--address={self.address}", f"--num-cpus={self.worker_cpus}", '--resources={"second_node": 1}',
                  f"--temp-dir={self.root}"],
                 "worker",
+                self.hidden if self.hide_from_worker else None,
             )
         except BaseException:
             self.stop()
@@ -239,3 +256,4 @@ class LocalRayCluster:
                 node.kill()
             node.wait(5)
         shutil.rmtree(self.root, ignore_errors=True)
+        shutil.rmtree(self.hidden, ignore_errors=True)

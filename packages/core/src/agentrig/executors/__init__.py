@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-__all__ = ["DoneCallback", "Executor", "ExecutorError", "ExecutorUnavailableError"]
+__all__ = ["DoneCallback", "EventReceiver", "Executor", "ExecutorError", "ExecutorUnavailableError"]
 
 
 def __getattr__(name: str) -> Any:
@@ -28,4 +28,4 @@ def __getattr__(name: str) -> Any:
 
 
 if TYPE_CHECKING:
-    from agentrig.executors.interface import DoneCallback, Executor, ExecutorError, ExecutorUnavailableError
+    from agentrig.executors.interface import DoneCallback, EventReceiver, Executor, ExecutorError, ExecutorUnavailableError

@@ -5,23 +5,42 @@ an :class:`agentrig.ExecutorSpec` naming its class by import path; ``agentrig
 run --executor NAME`` builds it as ``factory(options, jobs=N)`` with the
 ``-c executor.KEY=VALUE`` options and ``--jobs``.
 
-The dispatcher (:func:`agentrig.run.runner.execute`) owns ``run.json``; the
-executor moves :class:`~agentrig.run.job.ProblemJob` records to wherever
-problems run, runs each through :func:`agentrig.run.problem_run.run_problem`
-there, and brings back what that reports: its :class:`ProgressEvent` stream
-and its final :class:`ProblemRecord`. A problem run writes its own
-artifacts and appends its ``results.jsonl`` lines (the commit point of a
-checkpoint) into the run directory, so the run directory must be visible to
-the workers at the same path: the local disk for ``local``, shared storage
-on a cluster.
+The dispatcher (:func:`agentrig.run.runner.execute`) alone writes ``run.json``,
+``results.jsonl`` and the ``problem.json`` files; the executor moves
+:class:`~agentrig.run.job.ProblemJob` records to wherever problems run, runs
+each through :func:`agentrig.run.problem_run.run_problem` there, and brings
+back what that reports: its :class:`ProgressEvent` stream and its final
+:class:`ProblemRecord`. A checkpoint's ``checkpoint_end`` event carries its
+``results.jsonl`` line (``event.result``); the dispatcher records it when the
+event reaches ``emit`` (the checkpoint's commit point), so a worker needs no
+write access to those files. A job carries the checkpoints the dispatcher had
+recorded for it (``job.finished``); a worker never reads ``results.jsonl``.
+
+Artifacts (prompt, trajectory, evaluation, the agent's files, the workspace
+snapshot) are written by the problem run under its job's ``output_dir``. Two
+ways to get them into the run directory:
+
+* **shared storage**: the run directory is visible to the workers at the
+  same path (the local disk for ``local``, NFS or a cluster file system on a
+  cluster) and ``output_dir`` is the run directory itself;
+* **shipped**: the worker runs the job with ``output_dir`` pointing at a
+  directory of its own, packs each finished checkpoint's directory
+  (:func:`agentrig.run.shipping.pack_checkpoint`) and passes it with that
+  checkpoint's event, ``emit(event, artifacts)``: the dispatcher writes it
+  into the run directory (atomically, only if the checkpoint was not
+  recorded before) and then records the line. A job run on such a worker
+  needs the finished checkpoints' files (:func:`agentrig.run.shipping.pack_resume`,
+  unpacked there with :func:`agentrig.run.shipping.unpack`).
 
 What every executor guarantees (``docs/plugins.md`` has the long form):
 
-* **At most one completion per checkpoint.** A problem runs in at most one
-  place at a time; a problem retried after its worker died is run again
-  through ``run_problem``, which starts after its last finished checkpoint
-  (the ``results.jsonl`` lines) and never redoes or records a finished one
-  twice. ``done`` is called exactly once per job.
+* **At most one completion per checkpoint.** ``done`` is called exactly once
+  per job. A problem run starts after the checkpoints in ``job.finished``; a
+  job run again (a retry after its worker died) must first be made anew in
+  the dispatcher's process with :meth:`ProblemJob.resumed`, so it starts
+  after the last checkpoint the dispatcher recorded. The dispatcher records
+  each checkpoint once: a result delivered again (a worker that died after
+  sending it, then redid it) is dropped with its artifacts.
 * **Events in order per problem.** The events of one problem reach ``emit``
   in the order the problem run emitted them, and before its ``done``.
   Events of different problems may interleave.
@@ -38,16 +57,30 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, ClassVar, TypeVar
+from typing import Any, ClassVar, Protocol, TypeVar
 
 from pydantic import BaseModel
 
 from agentrig.run.job import ProblemJob
-from agentrig.run.progress import EventSink
+from agentrig.run.progress import ProgressEvent
 from agentrig.run.records import ProblemRecord
 
 DoneCallback = Callable[[ProblemJob, ProblemRecord], None]
 """Called once per problem with its final record, in the dispatcher's process."""
+
+
+class EventReceiver(Protocol):
+    """The dispatcher's ``emit``: takes a problem's events in order, and a checkpoint's shipped artifacts.
+
+    ``artifacts``, only with a ``checkpoint_end`` event carrying a result: the
+    checkpoint's directory as packed by :func:`agentrig.run.shipping.pack_checkpoint`,
+    from a worker that does not share the run directory's storage. A
+    :data:`~agentrig.run.progress.EventSink` is what ``run_problem`` takes:
+    pass ``emit`` itself where the run directory is shared.
+    """
+
+    def __call__(self, event: ProgressEvent, artifacts: bytes | None = None) -> None:
+        """Take one event (recording ``event.result`` of a ``checkpoint_end``)."""
 
 _O = TypeVar("_O", bound=BaseModel)
 
@@ -106,8 +139,11 @@ class Executor(ABC):
         """
 
     @abstractmethod
-    def run(self, jobs: Sequence[ProblemJob], emit: EventSink, done: DoneCallback, tick: Callable[[], None]) -> None:
+    def run(self, jobs: Sequence[ProblemJob], emit: EventReceiver, done: DoneCallback, tick: Callable[[], None]) -> None:
         """Run every job; call ``emit`` with each event and ``done`` once per job.
+
+        A ``checkpoint_end`` event's result is recorded when it reaches
+        ``emit``: pass every event on, in order, before the job's ``done``.
 
         ``tick`` is to be called about every :attr:`tick_interval` seconds
         while jobs run. ``KeyboardInterrupt`` propagates after every job has

@@ -5,9 +5,8 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from agentrig.executors.interface import DoneCallback, Executor
+from agentrig.executors.interface import DoneCallback, EventReceiver, Executor
 from agentrig.run.job import ProblemJob
-from agentrig.run.progress import EventSink
 
 
 class LocalExecutor(Executor):
@@ -26,7 +25,7 @@ class LocalExecutor(Executor):
 
             self.tick_interval = ProcessPool.tick_interval
 
-    def run(self, jobs: Sequence[ProblemJob], emit: EventSink, done: DoneCallback, tick: Callable[[], None]) -> None:
+    def run(self, jobs: Sequence[ProblemJob], emit: EventReceiver, done: DoneCallback, tick: Callable[[], None]) -> None:
         """Run the jobs: in order here, or ``--jobs`` at a time in worker processes."""
         if self.jobs > 1:
             from agentrig.executors.pool import ProcessPool

@@ -17,9 +17,9 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from agentrig.executors.interface import DoneCallback
+from agentrig.executors.interface import DoneCallback, EventReceiver
 from agentrig.run.job import ProblemJob
-from agentrig.run.progress import EventSink, ProgressEvent
+from agentrig.run.progress import ProgressEvent
 from agentrig.run.records import ProblemRecord, utcnow
 
 #: Seconds workers get to clean up (agent, containers) after an interrupt before SIGKILL.
@@ -163,7 +163,7 @@ class ProcessPool:
         """Run at most ``workers`` problems concurrently."""
         self.workers = max(1, workers)
 
-    def run(self, jobs: Sequence[ProblemJob], emit: EventSink, done: DoneCallback, tick: Callable[[], None]) -> None:
+    def run(self, jobs: Sequence[ProblemJob], emit: EventReceiver, done: DoneCallback, tick: Callable[[], None]) -> None:
         """Run the jobs, ``workers`` at a time."""
         from collections import deque
         from multiprocessing.connection import wait

@@ -4,15 +4,24 @@ A :class:`ProblemJob` carries everything a worker needs (no live objects), so
 any executor (this process, a process pool, a Ray cluster) can run it with
 :func:`agentrig.run.problem_run.run_problem`; the result is the finished
 problem directory plus its :class:`~agentrig.run.records.ProblemRecord`.
+
+A job also carries where the problem resumes: ``finished``, the
+``results.jsonl`` lines the dispatcher had recorded for it when the job was
+made. A worker never reads ``results.jsonl``; a job run again (a retry after
+its worker died) is made anew with :meth:`ProblemJob.resumed` in the
+dispatcher's process, so it starts after the last checkpoint the dispatcher
+recorded.
 """
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
 from agentrig.run.evaluation import DEFAULT_TEST_TIMEOUT
+from agentrig.run.records import CheckpointResultLine
 
 
 class ProblemJob(BaseModel):
@@ -35,7 +44,10 @@ class ProblemJob(BaseModel):
     image: str | None = None  # what the session runs: the agent's own image when it has one, else --image
     runtime_options: dict[str, Any] = {}
     models_dir: str | None = None
-    output_dir: str
+    output_dir: str  # the run directory (as the dispatcher sees it): what artifacts' recorded paths name
+    #: Where the worker writes the run's files instead of ``output_dir`` when it does not share
+    #: the run directory's storage (its artifacts are shipped); set by the executor on the worker.
+    work_dir: str | None = None
     verbose: bool = False
     test_timeout: float = DEFAULT_TEST_TIMEOUT
     reset_context: bool = False  # the run's setting; an agent config's own reset_context wins
@@ -43,3 +55,21 @@ class ProblemJob(BaseModel):
     thinking_max_tokens: int | None = None
     pass_policy: str | None = None  # the run's --pass-policy, over the format's and the problem's
     attempt: int | None = None  # 1..K with --attempts K (K > 1); None: the run has one attempt
+    #: The checkpoints of this problem run the dispatcher has recorded (its ``results.jsonl``
+    #: lines), when the job was made: the run starts after them and never redoes one.
+    finished: list[CheckpointResultLine] = []
+    #: When the problem run first started (a resumed one keeps its first start).
+    started: datetime | None = None
+
+    def resumed(self) -> ProblemJob:
+        """This job with ``finished`` as the dispatcher has recorded it now.
+
+        Call it in the dispatcher's process (it reads the run directory's
+        ``results.jsonl``) before running a job again, e.g. after its worker died.
+        """
+        from pathlib import Path
+
+        from agentrig.run.layout import RunDirectory
+
+        finished = RunDirectory(Path(self.output_dir)).results(self.problem_name)
+        return self.model_copy(update={"finished": finished})

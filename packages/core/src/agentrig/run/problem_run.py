@@ -3,11 +3,14 @@
 For each checkpoint: write ``prompt.txt``, fire the lifecycle hooks around
 ``run_checkpoint`` (the trajectory is appended step by step meanwhile), write
 ``inference_result.json``, run the test, save the agent's artifacts, snapshot
-the workspace with its ``diff.json``, append the ``results.jsonl`` line (the
-commit point ``--resume`` trusts), then ``finish_checkpoint``.
+the workspace with its ``diff.json``, emit the ``checkpoint_end`` event carrying
+the checkpoint's ``results.jsonl`` line (the dispatcher records it: the commit
+point ``--resume`` trusts), then ``finish_checkpoint``.
 
-Everything a run needs comes from its :class:`ProblemJob`: nothing here reads
-state of the dispatcher, so any executor can run it.
+Everything a run needs comes from its :class:`ProblemJob`, including which
+checkpoints are finished (``job.finished``): nothing here reads state of the
+dispatcher, and nothing here writes ``results.jsonl``, ``run.json`` or
+``problem.json`` (the dispatcher's alone), so any executor can run it.
 """
 
 from __future__ import annotations
@@ -63,7 +66,10 @@ class _ProblemRun:
         self.job = job
         self.emit = emit
         self.problem: Problem = load_problem(job.problem_path, job.problem_format)
-        self.run_dir = RunDirectory(Path(job.output_dir))
+        #: Where this run writes its files: the run directory, or a worker's own directory
+        #: whose files are shipped to it (``job.work_dir``); paths recorded in artifacts name the run directory.
+        self.run_dir = RunDirectory(Path(job.work_dir or job.output_dir))
+        self.published = RunDirectory(Path(job.output_dir))
         #: The problem run's name in the run directory, run.json and progress: the problem's, or
         #: ``<problem>/attempt_<i>`` (what the executor keys the job by).
         self.unit = unit_name(self.problem.name, job.attempt)
@@ -95,25 +101,18 @@ class _ProblemRun:
 
     def run(self) -> ProblemRecord:
         record = self.record
-        earlier = self.run_dir.read_problem(self.unit)
-        finished = {line.checkpoint: line for line in self.run_dir.results(self.unit)}
+        finished = {line.checkpoint: line for line in self.job.finished if line.unit == self.unit}
         todo = [i for i, c in enumerate(self.problem.checkpoints) if c.name not in finished]
-        if not todo and earlier is not None and earlier.status == "completed":
-            # A finished record is never rewritten: its timings stay those of the run that finished it.
-            self.event("problem_end", status="completed", message="already finished")
-            return earlier
-        record.started = earlier.started if earlier is not None and earlier.started else utcnow()
+        record.started = self.job.started or utcnow()
         record.totals = Totals.of(list(finished.values()))
         record.finished = len(finished)
         if not todo:
             record.status = "completed"
             record.ended = utcnow()
-            self.run_dir.write_problem(record)
             self.event("problem_end", status="completed", message="already finished")
             return record
         start = todo[0]
         record.status = "running"
-        self.run_dir.write_problem(record)
         self.event("problem_start", message=f"resuming at checkpoint {start + 1}" if finished else None)
         try:
             previous = self._prepare_workspace(start, finished)
@@ -137,10 +136,6 @@ class _ProblemRun:
             with deferred_interrupts():
                 self._close()
                 record.ended = utcnow()
-                lines = self.run_dir.results(self.unit)
-                record.totals = Totals.of(lines)
-                record.finished = len(lines)
-                self.run_dir.write_problem(record)
                 self.event("problem_end", status=record.status, message=record.error)
         return record
 
@@ -315,9 +310,10 @@ class _ProblemRun:
         self.session.checkpoint = checkpoint
         self._apply_time_limit(agent, checkpoint)
         result = lifecycle.run_checkpoint(agent, checkpoint, task, self.session.runtime)
-        result.checkpoint_path = paths.root
-        result.snapshot_dir = paths.snapshot
-        result.artifacts_dir = paths.agent
+        published = self.published.checkpoint(self.unit, checkpoint.name)
+        result.checkpoint_path = published.root
+        result.snapshot_dir = published.snapshot
+        result.artifacts_dir = published.agent
         write_model_atomic(paths.inference_result, result)
 
         evaluation = evaluate_checkpoint(
@@ -371,13 +367,9 @@ class _ProblemRun:
             tests=evaluation.counts,
             groups=evaluation.groups,
         )
-        self.run_dir.append_result(line)
-        self.record.finished += 1
-        self.record.totals.add(line)
-        self.run_dir.write_problem(self.record)
         detail = result.stop_reason if result.stop_reason not in (None, "submitted", "no_tool_calls") else None
-        self.event(
-            "checkpoint_end",
+        self._commit(
+            line,
             checkpoint=checkpoint.name,
             index=index,
             status=status,
@@ -403,10 +395,23 @@ class _ProblemRun:
             started=now,
             completed=now,
         )
-        self.run_dir.append_result(line)
+        self._commit(line, checkpoint=checkpoint.name, index=index, status="skipped", message="net cost limit reached")
+
+    def _commit(self, line: CheckpointResultLine, **fields: Any) -> None:
+        """Hand the finished checkpoint's line to the dispatcher with its ``checkpoint_end`` event.
+
+        Every artifact of the checkpoint is written before: the dispatcher
+        records the line (``results.jsonl``) on receipt, which commits the
+        checkpoint. Unlike other events a failure to send it is the problem's failure.
+        """
+        self.emit(
+            ProgressEvent(
+                kind="checkpoint_end", problem=self.unit, time=time.time(), total=len(self.problem.checkpoints),
+                result=line, **fields,
+            )
+        )
         self.record.finished += 1
         self.record.totals.add(line)
-        self.event("checkpoint_end", checkpoint=checkpoint.name, index=index, status="skipped", message="net cost limit reached")
 
 
 def _manifest_of(root: Path, ignore: tuple[str, ...]) -> Any:

@@ -14,9 +14,10 @@ import time
 from collections.abc import Callable
 from typing import Literal, TextIO
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, SerializerFunctionWrapHandler, model_serializer
 
 from agentrig.formatting import money, tokens_text
+from agentrig.run.records import CheckpointResultLine
 
 EventKind = Literal[
     "problem_start", "checkpoint_start", "step", "checkpoint_end", "problem_end", "log"
@@ -24,7 +25,13 @@ EventKind = Literal[
 
 
 class ProgressEvent(BaseModel):
-    """One thing that happened in a problem run, with the usage so far in the checkpoint."""
+    """One thing that happened in a problem run, with the usage so far in the checkpoint.
+
+    A ``checkpoint_end`` event carries the checkpoint's ``results.jsonl`` line
+    as ``result``: the dispatcher, the only writer of ``results.jsonl``, records
+    it on receipt (the checkpoint's commit point). ``result`` is left out of the
+    JSON of every other event.
+    """
 
     model_config = ConfigDict(extra="forbid")
 
@@ -39,6 +46,14 @@ class ProgressEvent(BaseModel):
     status: str | None = None
     message: str | None = None
     time: float = 0.0
+    result: CheckpointResultLine | None = None
+
+    @model_serializer(mode="wrap")
+    def _omit_no_result(self, handler: SerializerFunctionWrapHandler) -> object:
+        data = handler(self)
+        if isinstance(data, dict) and data.get("result", 0) is None:
+            del data["result"]
+        return data
 
 
 EventSink = Callable[[ProgressEvent], None]

@@ -21,7 +21,7 @@ from agentrig.run.evaluation import DEFAULT_TEST_TIMEOUT
 from agentrig.executors.interface import Executor
 from agentrig.run.job import ProblemJob
 from agentrig.run.layout import RunDirectory, point_latest
-from agentrig.run.progress import EventSink
+from agentrig.run.progress import EventSink, ProgressEvent
 from agentrig.run.records import (
     AgentRecord,
     CheckpointResultLine,
@@ -140,12 +140,17 @@ def prepare(
         raise
 
 
+def _finished_lines(directory: RunDirectory) -> dict[str, list[CheckpointResultLine]]:
+    """The lines ``results.jsonl`` holds, by problem run (unit)."""
+    lines: dict[str, list[CheckpointResultLine]] = {}
+    for line in directory.results():
+        lines.setdefault(line.unit, []).append(line)
+    return lines
+
+
 def _finished_names(directory: RunDirectory) -> dict[str, set[str]]:
     """The checkpoints ``results.jsonl`` holds, by problem run (unit)."""
-    names: dict[str, set[str]] = {}
-    for line in directory.results():
-        names.setdefault(line.unit, set()).add(line.checkpoint)
-    return names
+    return {unit: {line.checkpoint for line in lines} for unit, lines in _finished_lines(directory).items()}
 
 
 def _units(problems: list[Any], attempts: int) -> list[tuple[Any, int | None, str]]:
@@ -194,7 +199,8 @@ def _prepare_claimed(
             jobs=request.jobs,
             executor=request.executor,
         )
-    finished = _finished_names(directory) if previous is not None else {}
+    finished_lines = _finished_lines(directory) if previous is not None else {}
+    finished = {unit: {line.checkpoint for line in lines} for unit, lines in finished_lines.items()}
     for problem, _, unit in units:
         existing = record.problems.get(unit)
         complete = {c.name for c in problem.checkpoints} <= finished.get(unit, set())
@@ -231,6 +237,8 @@ def _prepare_claimed(
             thinking=request.thinking,
             thinking_max_tokens=request.thinking_max_tokens,
             pass_policy=request.pass_policy,
+            finished=finished_lines.get(unit, []),
+            started=record.problems[unit].started,
         )
         for problem, attempt, unit in units
     ]
@@ -247,8 +255,8 @@ class _RunFile:
     With an executor that ticks while jobs run, a change is written at once
     if the last write is older than ``interval``, else by the next tick after
     it; without ticks (inline) every change is written at once. Results
-    themselves are never delayed: ``results.jsonl`` lines are appended by the
-    problem runs as each checkpoint finishes.
+    themselves are never delayed: the dispatcher appends a checkpoint's
+    ``results.jsonl`` line the moment its event arrives.
     """
 
     def __init__(self, directory: RunDirectory, record: RunRecord, interval: float, before_write: Any) -> None:
@@ -277,7 +285,14 @@ class _RunFile:
 def execute(prepared: PreparedRun, emit: EventSink, tick: Any = None, executor: Executor | None = None) -> RunRecord:
     """Run every job; ``run.json`` follows problems as they start and finish, and is written at the end.
 
-    ``KeyboardInterrupt`` (Ctrl-C, SIGTERM) is re-raised after the record says ``interrupted``.
+    The dispatcher alone writes ``results.jsonl``, ``run.json`` and every
+    ``problem.json``: a checkpoint is recorded when its ``checkpoint_end``
+    event (carrying its result line) reaches the executor's ``emit``, at most
+    once whatever the executor delivers twice; an executor that ships
+    artifacts hands a checkpoint's over with that event
+    (:class:`~agentrig.executors.interface.EventReceiver`) and they are
+    written first. ``KeyboardInterrupt`` (Ctrl-C, SIGTERM) is re-raised after
+    the record says ``interrupted``.
     """
     directory = RunDirectory(prepared.directory)
     record = prepared.record
@@ -303,10 +318,13 @@ def execute(prepared: PreparedRun, emit: EventSink, tick: Any = None, executor: 
             record.totals.merge(problem.totals, expected_checkpoints=len(problem.checkpoints))
         record.elapsed = started_elapsed + (time.monotonic() - clock)
 
-    unit_lines: dict[str, list[CheckpointResultLine]] = {}  # kept as units finish: no re-reading results.jsonl
-    if attempts > 1:
-        for line in directory.results():  # a resumed run's finished attempts count from the start
-            unit_lines.setdefault(line.unit, []).append(line)
+    # What results.jsonl holds, kept current as the dispatcher appends to it: never re-read.
+    recorded: dict[str, dict[str, CheckpointResultLine]] = {}
+    for line in directory.results():
+        recorded.setdefault(line.unit, {})[line.checkpoint] = line
+
+    def lines_of(unit: str) -> list[CheckpointResultLine]:
+        return list(recorded.get(unit, {}).values())
 
     def refresh_pass_at_k() -> None:
         if attempts > 1:
@@ -315,19 +333,14 @@ def execute(prepared: PreparedRun, emit: EventSink, tick: Any = None, executor: 
             checkpoints: dict[str, list[str]] = {}
             for name, problem in record.problems.items():
                 checkpoints.setdefault(split_unit(name)[0], list(problem.checkpoints))
-            lines = [line for mine in unit_lines.values() for line in mine]
+            lines = [line for mine in recorded.values() for line in mine.values()]
             record.pass_at_k = summarize(lines, checkpoints, attempts)
 
     def refresh_totals() -> None:
-        """Every problem's totals from ``results.jsonl``, in one pass."""
-        by_problem: dict[str, list[CheckpointResultLine]] = {}
-        for line in directory.results():
-            by_problem.setdefault(line.unit, []).append(line)
         for name, problem in record.problems.items():
-            mine = by_problem.get(name, [])
+            mine = lines_of(name)
             problem.totals = Totals.of(mine)
             problem.finished = len(mine)
-            unit_lines[name] = mine
         refresh_pass_at_k()
         sum_totals()
 
@@ -335,23 +348,48 @@ def execute(prepared: PreparedRun, emit: EventSink, tick: Any = None, executor: 
         directory, record, RUN_FILE_INTERVAL if executor.tick_interval is not None else 0.0, sum_totals
     )
 
+    def commit(unit: str, line: CheckpointResultLine, artifacts: bytes | None) -> None:
+        """Record one finished checkpoint, once: its shipped artifacts, then its ``results.jsonl`` line."""
+        mine = recorded.setdefault(unit, {})
+        if line.unit != unit or line.checkpoint in mine:
+            return  # recorded already (a retry redid it, a worker thought dead finished late): at most once
+        if artifacts is not None:
+            from agentrig.run.shipping import unpack_checkpoint
+
+            unpack_checkpoint(directory.root, unit, line.checkpoint, artifacts)
+        directory.append_result(line)  # the commit point
+        mine[line.checkpoint] = line
+        problem = record.problems.get(unit)
+        if problem is not None:
+            problem.finished = len(mine)
+            problem.totals = Totals.of(list(mine.values()))
+            directory.write_problem(problem)
+        run_file.changed()
+
     def done(job: ProblemJob, problem: ProblemRecord) -> None:
         existing = record.problems.get(job.problem_name)
-        if existing is not None and problem.checkpoints == [] and existing.checkpoints:
-            problem.checkpoints = existing.checkpoints
-        mine = directory.results(job.problem_name)  # the truth, also for a worker that died
+        if existing is not None:
+            if problem.checkpoints == [] and existing.checkpoints:
+                problem.checkpoints = existing.checkpoints
+            problem.started = existing.started or problem.started
+            problem.format = problem.format or existing.format
+        problem.path = job.problem_path
+        mine = lines_of(job.problem_name)  # the truth, also for a worker that died
         problem.totals = Totals.of(mine)
         problem.finished = len(mine)
         record.problems[job.problem_name] = problem
-        unit_lines[job.problem_name] = mine
+        directory.write_problem(problem)
         refresh_pass_at_k()
         run_file.changed()
 
-    def mark_running(event: Any) -> None:
+    def receive(event: ProgressEvent, artifacts: bytes | None = None) -> None:
         problem = record.problems.get(event.problem)
-        if event.kind == "problem_start" and problem is not None and problem.status == "pending":
+        if event.kind == "checkpoint_end" and event.result is not None:
+            commit(event.problem, event.result, artifacts)
+        elif event.kind == "problem_start" and problem is not None and problem.status == "pending":
             problem.status = "running"
             problem.started = problem.started or utcnow()
+            directory.write_problem(problem)
             run_file.changed()
         emit(event)
 
@@ -360,16 +398,28 @@ def execute(prepared: PreparedRun, emit: EventSink, tick: Any = None, executor: 
         if tick is not None:
             tick()
 
+    # A problem run finished in an earlier start is not run again: its records stay exactly as they are.
+    todo: list[ProblemJob] = []
+    for job in prepared.jobs:
+        problem = record.problems.get(job.problem_name)
+        if problem is not None and problem.status == "completed":
+            emit(ProgressEvent(
+                kind="problem_end", problem=job.problem_name, status="completed", total=len(problem.checkpoints),
+                message="already finished", time=time.time(),
+            ))
+        else:
+            todo.append(job)
+
     try:
-        executor.run(prepared.jobs, mark_running, done, on_tick)
+        if todo:
+            executor.run(todo, receive, done, on_tick)
     except KeyboardInterrupt:
         for problem in record.problems.values():
             if problem.status in ("pending", "running"):
-                on_disk = directory.read_problem(problem.name)
                 problem.status = "interrupted"
-                if on_disk is not None:
-                    problem.started = on_disk.started
                 problem.ended = utcnow()
+                if problem.started is not None:  # it ran: its problem.json says it stopped
+                    directory.write_problem(problem)
         record.status = "interrupted"
         record.ended = utcnow()
         refresh_totals()

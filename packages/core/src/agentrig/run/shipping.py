@@ -1,0 +1,116 @@
+"""A problem run's files shipped between a worker and the run directory, for workers that do not share its filesystem.
+
+With shared storage a worker writes a checkpoint's artifacts into the run
+directory itself. Without it (``-c executor.storage=ship`` of ``agentrig-ray``)
+the worker writes them under a directory of its own; when the checkpoint is
+finished its directory is packed (:func:`pack_checkpoint`, a gzipped tar) and
+sent with the ``checkpoint_end`` event, and the dispatcher writes it into the
+run directory (:func:`unpack_checkpoint`: whole, atomically, before the
+checkpoint's ``results.jsonl`` line). The other way, a problem resumed or
+retried on a worker gets what its run needs of the finished checkpoints
+(:func:`pack_resume`: the last one's workspace snapshot, every one's
+trajectory), unpacked into its own directory (:func:`unpack`).
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import shutil
+import tarfile
+import tempfile
+from collections.abc import Iterable
+from pathlib import Path
+
+from agentrig.run.records import CheckpointResultLine
+
+#: gzip level of the archives: fast (snapshots are mostly text; a cluster's network is the cost).
+COMPRESS_LEVEL = 1
+
+_INCOMING = ".incoming-"
+
+
+def pack(root: Path, paths: Iterable[str]) -> bytes:
+    """A gzipped tar of ``paths`` (relative to ``root``; missing ones are left out), named relative to ``root``.
+
+    Files hard-linked to files outside the archive (a snapshot's unchanged
+    files are linked to the previous snapshot's) are stored as files.
+    """
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w:gz", compresslevel=COMPRESS_LEVEL) as tar:
+        for rel in paths:
+            path = root / rel
+            if path.exists() or path.is_symlink():
+                tar.add(path, arcname=rel, recursive=True)
+    return buffer.getvalue()
+
+
+def _extract(data: bytes, into: Path) -> None:
+    with tarfile.open(fileobj=io.BytesIO(data), mode="r:gz") as tar:
+        if hasattr(tarfile, "tar_filter"):
+            # 'tar': nothing outside ``into``, no device files; a workspace's own symlinks stay as they were
+            tar.extractall(into, filter="tar")
+        else:  # pragma: no cover - Pythons before the extraction filters (3.11.4)
+            tar.extractall(into)
+
+
+def unpack(root: Path, data: bytes) -> None:
+    """Extract an archive of :func:`pack` under ``root`` (a worker's own directory)."""
+    root.mkdir(parents=True, exist_ok=True)
+    _extract(data, root)
+
+
+def pack_checkpoint(root: Path, unit: str, checkpoint: str) -> bytes:
+    """The whole directory ``<unit>/<checkpoint>/`` under ``root``, its contents named relative to it."""
+    return pack(root / unit / checkpoint, ["."])
+
+
+def unpack_checkpoint(root: Path, unit: str, checkpoint: str, data: bytes) -> None:
+    """Make ``<unit>/<checkpoint>/`` under ``root`` exactly the archive's contents, in one step.
+
+    The archive is extracted beside it under a hidden name and renamed into
+    place; a directory already there (what an attempt that died left) is
+    replaced. A dispatcher killed meanwhile leaves only a hidden directory,
+    removed by the next call for that checkpoint.
+    """
+    target = root / unit / checkpoint
+    parent = target.parent
+    parent.mkdir(parents=True, exist_ok=True)
+    for leftover in parent.glob(f".{checkpoint}{_INCOMING}*"):
+        shutil.rmtree(leftover, ignore_errors=True)
+    incoming = Path(tempfile.mkdtemp(prefix=f".{checkpoint}{_INCOMING}", dir=parent))
+    try:
+        _extract(data, incoming)
+        if target.exists() or target.is_symlink():
+            stale = Path(tempfile.mkdtemp(prefix=f".{checkpoint}{_INCOMING}stale-", dir=parent))
+            os.replace(target, stale / checkpoint)
+            shutil.rmtree(stale, ignore_errors=True)
+        os.replace(incoming, target)
+    except BaseException:
+        shutil.rmtree(incoming, ignore_errors=True)
+        raise
+
+
+def resume_paths(unit: str, finished: list[CheckpointResultLine]) -> list[str]:
+    """What a worker needs of a unit's finished checkpoints to go on after them (relative to the run directory).
+
+    Every finished checkpoint's ``trajectory.jsonl`` (a replayed model counts
+    the replies used) and the workspace ``snapshot/`` of the last checkpoint
+    of the unbroken run of finished ones from the first (the workspace the
+    next checkpoint starts from).
+    """
+    by_index = {line.index: line for line in finished}
+    paths = [f"{unit}/{line.checkpoint}/trajectory.jsonl" for line in sorted(finished, key=lambda line: line.index)]
+    last = None
+    while (last + 1 if last is not None else 0) in by_index:
+        last = last + 1 if last is not None else 0
+    if last is not None:
+        paths.append(f"{unit}/{by_index[last].checkpoint}/snapshot")
+    return paths
+
+
+def pack_resume(root: Path, unit: str, finished: list[CheckpointResultLine]) -> bytes | None:
+    """The archive of :func:`resume_paths` from the run directory ``root``; ``None`` when nothing is finished."""
+    if not finished:
+        return None
+    return pack(root, resume_paths(unit, finished))
