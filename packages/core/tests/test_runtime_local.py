@@ -141,3 +141,22 @@ def test_kill_marked_finds_a_process_that_one_scan_missed(monkeypatch: pytest.Mo
     finally:
         child.kill()
         child.wait()
+
+
+def test_kill_tree_returns_once_the_tree_is_gone(tmp_path: Path) -> None:
+    # a signal is delivered asynchronously: kill_tree waits until what it signalled no longer runs
+    # (here a child that takes 0.5 s to die after SIGTERM), so a check right after it sees no survivor
+    from agentrig.runtime import proctree
+
+    script = "trap 'sleep 0.5; exit 0' TERM; echo ready; while :; do sleep 0.05; done"
+    parent = subprocess.Popen(["sh", "-c", f"sh -c \"{script}\" & wait"], stdout=subprocess.PIPE, start_new_session=True)
+    try:
+        assert parent.stdout is not None and parent.stdout.readline() == b"ready\n"
+        (child,) = proctree.descendants(parent.pid)[:1]
+        started = time.monotonic()
+        proctree.kill_tree(parent.pid, sig=signal.SIGTERM)
+        assert time.monotonic() - started >= 0.4
+        assert not proctree._running(child)
+    finally:
+        proctree.kill_tree(parent.pid)
+        parent.wait()

@@ -56,11 +56,14 @@ def descendants(pid: int) -> list[int]:
     return found
 
 
-def kill_tree(pid: int, *, group: bool = True, sig: int = signal.SIGKILL) -> None:
+def kill_tree(pid: int, *, group: bool = True, sig: int = signal.SIGKILL, wait: float = 2.0) -> None:
     """Send ``sig`` to ``pid``, its process group (when it leads one) and all its descendants.
 
-    Raises ``PermissionError`` when the processes belong to someone else;
-    processes that are already gone are ignored.
+    Waits up to ``wait`` seconds for the signalled processes to be gone (or
+    zombies): a signal is delivered asynchronously, and on a loaded machine an
+    orphaned background child could otherwise still be seen running after
+    this returns. Raises ``PermissionError`` when the processes belong to
+    someone else; processes that are already gone are ignored.
     """
     tree = descendants(pid)
     if group:
@@ -68,11 +71,14 @@ def kill_tree(pid: int, *, group: bool = True, sig: int = signal.SIGKILL) -> Non
             os.killpg(pid, sig)
         except ProcessLookupError:
             pass
+    signalled = []
     for target in [pid, *tree]:
         try:
             os.kill(target, sig)
+            signalled.append(target)
         except ProcessLookupError:
             pass
+    _wait_gone(signalled, wait)
 
 
 def marked_processes(name: str, value: str) -> list[int]:
@@ -123,13 +129,18 @@ def kill_marked(name: str, value: str, sig: int = signal.SIGKILL, wait: float = 
             if pid not in signalled:
                 signalled.append(pid)
         time.sleep(_RESCAN_PAUSE)
+    _wait_gone(signalled, wait)
+    return len(signalled)
+
+
+def _wait_gone(pids: list[int], wait: float) -> None:
+    """Wait up to ``wait`` seconds until none of ``pids`` runs (gone or a zombie)."""
     deadline = time.monotonic() + wait
-    pending = signalled
+    pending = pids
     while pending and time.monotonic() < deadline:
         pending = [pid for pid in pending if _running(pid)]
         if pending:
             time.sleep(0.005)
-    return len(signalled)
 
 
 def _running(pid: int) -> bool:
