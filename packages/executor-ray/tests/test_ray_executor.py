@@ -119,6 +119,20 @@ class _Hang:
         return reply
 
 
+def _containers_of(engine: Any, out: Path) -> list[Any]:
+    """The agentrig containers that mount something of run directory ``out``."""
+    import docker.errors
+
+    for _ in range(10):
+        try:
+            found = engine.containers.list(all=True, filters={"label": "agentrig"})
+        except docker.errors.NotFound:  # one was removed between the listing and its inspection
+            time.sleep(0.2)
+            continue
+        return [c for c in found if any(str(out) in m.get("Source", "") for m in c.attrs.get("Mounts", []))]
+    raise AssertionError("containers kept disappearing while being listed")
+
+
 def _no_task_left(timeout: float = 60) -> None:
     from agentrig_ray.testing import task_workers
 
@@ -305,8 +319,7 @@ def test_a_killed_dispatcher_leaves_no_container_behind(  # type: ignore[no-unty
     env = _env(agent_site, fake_openai_server.base_url)
 
     def containers() -> list[Any]:
-        found = docker_engine.containers.list(all=True, filters={"label": "agentrig"})
-        return [c for c in found if any(str(out) in m.get("Source", "") for m in c.attrs.get("Mounts", []))]
+        return _containers_of(docker_engine, out)
 
     dispatcher = _start([*_agent(problems), *_ray(ray_cluster), *docker, "-q", "--output", str(out)], env)
     try:
@@ -369,19 +382,39 @@ def test_an_unreachable_cluster_is_one_line_before_any_run_directory(agent_site:
     from agentrig_ray.testing import free_port
 
     problem = _two_checkpoints(tmp_path / "problems", "p", "tag")
+    # (auto without RAY_ADDRESS is not tried: Ray then finds any cluster running on this machine, other tests' too)
     env = _env(agent_site, "http://127.0.0.1:9")
     address = f"127.0.0.1:{free_port()}"
-    for extra, status, message in [
-        (["-c", f"executor.address={address}"], 1, f"agentrig: error: --executor ray: cannot reach the Ray cluster at {address}"),
-        (["-c", "executor.address=nohost"], 2, "agentrig: error: -c executor.address=nohost: expected HOST:PORT"),
-        (["-c", "executor.num_cpus=-1"], 2, "agentrig: error: -c executor.num_cpus: Input should be greater than or equal to 0"),
-        (["-c", "executor.colour=red"], 2, "agentrig: error: -c executor.colour: Extra inputs are not permitted"),
+    unreachable = "agentrig: error: --executor ray: cannot reach the Ray cluster at"
+    for extra, more, status, message in [
+        (["-c", f"executor.address={address}"], {}, 1, f"{unreachable} {address} ("),
+        (["-c", f"executor.address=ray://{address}"], {}, 1, f"{unreachable} ray://{address} ("),
+        (["-c", "executor.address=auto"], {"RAY_ADDRESS": address}, 1, f"{unreachable} auto (RAY_ADDRESS={address}) ("),
+        (["-c", "executor.address=auto"], {"RAY_ADDRESS": "nohost"}, 2, "agentrig: error: RAY_ADDRESS=nohost: expected HOST:PORT"),
+        (["-c", "executor.address=nohost"], {}, 2, "agentrig: error: -c executor.address=nohost: expected HOST:PORT"),
+        (["-c", "executor.num_cpus=-1"], {}, 2, "agentrig: error: -c executor.num_cpus: Input should be greater than or equal to 0"),
+        (["-c", "executor.colour=red"], {}, 2, "agentrig: error: -c executor.colour: Extra inputs are not permitted"),
     ]:
         out = tmp_path / "never"
-        proc = _run([*_agent([problem]), "--executor", "ray", *extra, "--output", str(out)], env, timeout=120)
+        proc = _run([*_agent([problem]), "--executor", "ray", *extra, "--output", str(out)], {**env, **more}, timeout=120)
         lines = [line for line in proc.stderr.splitlines() if "warning" not in line]
-        assert proc.returncode == status and len(lines) == 1 and lines[0].startswith(message), (extra, proc.stderr)
+        assert proc.returncode == status and len(lines) == 1 and lines[0].startswith(message), (extra, more, proc.stderr)
         assert "Traceback" not in proc.stderr and not out.exists()
+
+
+def test_ray_client_and_auto_addresses(ray_cluster, agent_site: Path, fake_openai_server, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    fake_openai_server.respond_with(testkit.solver())
+    problem = _two_checkpoints(tmp_path / "problems", "addr", "taga")
+    for name, option, more in [
+        ("client", f"executor.address={ray_cluster.client_address}", {}),  # Ray Client, through the head's client server
+        ("auto", "executor.address=auto", {"RAY_ADDRESS": ray_cluster.address}),
+    ]:
+        out = tmp_path / name
+        proc = _run([*_agent([problem]), "--executor", "ray", "-c", option, "-q", "--output", str(out)],
+                    _env(agent_site, fake_openai_server.base_url, **more))
+        assert proc.returncode == 0, (name, proc.stderr)
+        assert [line.status for line in RunDirectory(out).results()] == ["passed", "passed"], name
+        assert RunRecord.model_validate_json((out / "run.json").read_bytes()).status == "completed"
 
 
 def test_secrets_reach_the_workers_but_nothing_ray_records(ray_cluster, agent_site: Path, fake_openai_server, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
@@ -394,7 +427,14 @@ def test_secrets_reach_the_workers_but_nothing_ray_records(ray_cluster, agent_si
     assert proc.returncode == 0, proc.stderr
     # the key reached the model client on the worker ...
     assert fake_openai_server.requests and all(r.headers.get("authorization") == f"Bearer {secret}" for r in fake_openai_server.requests)
-    # ... but not a file Ray wrote (its logs, the runtime-env agent's log, the GCS's), nor the run directory
+    # ... but not what the GCS holds and shows (task events behind `ray list tasks --detail` and the
+    # dashboard, actors, jobs, the key-value store) ...
+    from agentrig_ray.testing import gcs_records
+
+    records = gcs_records(ray_cluster.address)
+    assert b"agentrig:s" in records, "the problem's call is not among the task events read"
+    assert secret.encode() not in records, "the GCS holds the secret"
+    # ... nor a file Ray wrote (its logs, the runtime-env agent's log, the GCS's), nor the run directory
     for root in (ray_cluster.root, out):
         for path in Path(root).rglob("*"):
             if path.is_file() and not path.is_socket():
@@ -415,8 +455,7 @@ def test_ctrl_c_leaves_no_container_behind(  # type: ignore[no-untyped-def]
     out = tmp_path / "run"
 
     def containers() -> list[Any]:
-        found = docker_engine.containers.list(all=True, filters={"label": "agentrig"})
-        return [c for c in found if any(str(out) in m.get("Source", "") for m in c.attrs.get("Mounts", []))]
+        return _containers_of(docker_engine, out)
 
     dispatcher = _start(
         [*_agent(problems), *_ray(ray_cluster), "--runtime", "docker", "--image", docker_test_image, "-q", "--output", str(out)],
@@ -433,6 +472,33 @@ def test_ctrl_c_leaves_no_container_behind(  # type: ignore[no-untyped-def]
     assert dispatcher.returncode == 130, err
     _no_task_left(10)
     assert containers() == [], "a container outlived its cancelled task"
+
+
+def test_a_run_that_finds_the_cluster_full_gets_the_workers_another_run_gives_back(  # type: ignore[no-untyped-def]
+    ray_cluster, agent_site: Path, fake_openai_server, tmp_path: Path
+) -> None:
+    solve = testkit.solver()
+    slow = testkit.solver(delay=3)
+
+    def handler(request: Any) -> Any:
+        return (slow if "tagbusy" in json.dumps(request.body.get("messages", [])) else solve)(request)
+
+    fake_openai_server.respond_with(handler)
+    busy = [_two_checkpoints(tmp_path / "problems", f"busy{i}", f"tagbusy{i}") for i in range(2)]
+    late = _two_checkpoints(tmp_path / "problems", "late", "taglate")
+    env = _env(agent_site, fake_openai_server.base_url)
+    # the first run takes both CPUs of the cluster and keeps its workers warm for longer than the test may take
+    first = _start([*_agent(busy), *_ray(ray_cluster, "-c", "executor.keep_warm=600"), "-q", "--output", str(tmp_path / "first")], env)
+    try:
+        _wait_for(lambda: _prompts(fake_openai_server, "tagbusy") >= 2, RUN_TIMEOUT, "the first run's problems to start")
+        second = _run([*_agent([late]), *_ray(ray_cluster), "-q", "--output", str(tmp_path / "second")], env)
+        assert first.wait(RUN_TIMEOUT) == 0
+    finally:
+        if first.poll() is None:
+            first.kill()
+    # its own new worker found no free CPU: it took one the first run gave back, not waiting 600 s for it to expire
+    assert second.returncode == 0, second.stderr
+    assert [line.status for line in RunDirectory(tmp_path / "second").results()] == ["passed", "passed"]
 
 
 def test_attempts_are_tasks_of_their_own(ray_cluster, agent_site: Path, fake_openai_server, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]

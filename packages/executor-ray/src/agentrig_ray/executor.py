@@ -51,6 +51,12 @@ log = logging.getLogger(__name__)
 #: Seconds cancelled tasks get to clean up (agent, containers) before they are force-killed.
 SHUTDOWN_GRACE = 30.0
 
+#: Seconds the cluster gets to start agentrig's worker pool (an actor) when a run connects.
+POOL_START_TIMEOUT = 120.0
+
+#: Seconds between two looks for warm workers given back by other runs while this run's new ones cannot start.
+BORROW_INTERVAL = 2.0
+
 #: Seconds to wait for a TCP answer from the cluster's address before giving up.
 CONNECT_TIMEOUT = 5.0
 
@@ -88,8 +94,21 @@ def _tcp_target(address: str) -> tuple[str, int] | None:
     return host.strip("[]"), int(port)
 
 
+def _named(address: str) -> str:
+    """How an address is named in messages: ``auto`` says where it pointed (``RAY_ADDRESS``)."""
+    if address == "auto" and os.environ.get("RAY_ADDRESS"):
+        return f"auto (RAY_ADDRESS={os.environ['RAY_ADDRESS']})"
+    return address
+
+
 def _check_reachable(address: str) -> None:
+    """One TCP connection to the head (``auto``: to ``RAY_ADDRESS`` when set), before Ray's own slow retries."""
     target = _tcp_target(address)
+    if target is None and os.environ.get("RAY_ADDRESS", "auto") != "auto":
+        try:
+            target = _tcp_target(os.environ["RAY_ADDRESS"])
+        except ExecutorError:
+            raise ExecutorError(f"RAY_ADDRESS={os.environ['RAY_ADDRESS']}: expected HOST:PORT or ray://HOST:PORT (-c executor.address=auto)") from None
     if target is None:
         return
     try:
@@ -97,7 +116,16 @@ def _check_reachable(address: str) -> None:
             pass
     except OSError as exc:
         reason = exc.strerror or type(exc).__name__
-        raise ExecutorUnavailableError(f"cannot reach the Ray cluster at {address} ({reason}); check -c executor.address") from None
+        raise ExecutorUnavailableError(f"cannot reach the Ray cluster at {_named(address)} ({reason}); check -c executor.address") from None
+
+
+def _last_error(exc: BaseException) -> str:
+    """The last ``SomeError: text`` line of a Ray error (whose text holds a remote traceback, colored)."""
+    import re
+
+    text = re.sub(r"\x1b\[[0-9;]*m", "", str(exc))
+    lines = [line.strip() for line in text.splitlines() if re.match(r"^\s*[A-Za-z_.]*(Error|Exception)\b.*:", line)]
+    return (lines[-1] if lines else " ".join(text.split()))[:300]
 
 
 def _failed(job: ProblemJob, error: str) -> ProblemRecord:
@@ -163,8 +191,16 @@ class RayExecutor(Executor):
         assert isinstance(self.options, RayOptions)
         self.settings: RayOptions = self.options
         _tcp_target(self.settings.address)  # a malformed address is a usage error, found now
+        if self.settings.address == "auto" and os.environ.get("RAY_ADDRESS", "auto") != "auto":
+            try:
+                _tcp_target(os.environ["RAY_ADDRESS"])
+            except ExecutorError:
+                raise ExecutorError(
+                    f"RAY_ADDRESS={os.environ['RAY_ADDRESS']}: expected HOST:PORT or ray://HOST:PORT (-c executor.address=auto)"
+                ) from None
         self._connected = False
         self._env: dict[str, str] = {}
+        self._pool_actor: Any = None
 
     # -- connection -------------------------------------------------------------
 
@@ -189,9 +225,28 @@ class RayExecutor(Executor):
             )
         except (ConnectionError, RuntimeError, ValueError) as exc:
             text = " ".join(str(exc).split())
-            raise ExecutorUnavailableError(f"cannot reach the Ray cluster at {address}: {text[:300]}") from None
+            raise ExecutorUnavailableError(f"cannot reach the Ray cluster at {_named(address)}: {text[:300]}") from None
         self._connected = True
         _quiet_raylet_messages()
+        self._pool_actor = self._check_pool(address)
+
+    def _check_pool(self, address: str) -> Any:
+        """The cluster's worker pool, started if need be: a cluster without agentrig-ray on its nodes stops here."""
+        import ray
+
+        pool = self._pool()
+        try:
+            ray.get(pool.stats.remote(), timeout=POOL_START_TIMEOUT)
+        except ray.exceptions.GetTimeoutError:
+            raise ExecutorUnavailableError(
+                f"the Ray cluster at {_named(address)} did not start agentrig's worker pool within {POOL_START_TIMEOUT:.0f} s"
+            ) from None
+        except ray.exceptions.RayError as exc:
+            raise ExecutorUnavailableError(
+                f"the Ray cluster at {_named(address)} cannot run agentrig's workers ({_last_error(exc)});"
+                " install agentrig-ray and the agent packages on every node"
+            ) from None
+        return pool
 
     def close(self) -> None:
         """Disconnect from the cluster (the cluster itself keeps running)."""
@@ -255,7 +310,7 @@ class RayExecutor(Executor):
             options["resources"] = settings.resources
         modules = modules_for(jobs[0]) if jobs else []
         wanted = min(len(jobs), self.jobs if self.jobs > 1 else (self._capacity() or len(jobs)))
-        pool = self._pool()
+        pool = self._pool_actor
         pending = deque(jobs)
         slots: list[_Slot] = [
             _Slot(worker, fresh=False) for worker in ray.get(pool.checkout.remote(run_id, flavor, wanted, stop, settings.keep_warm))
@@ -268,6 +323,19 @@ class RayExecutor(Executor):
             if missing > 0:
                 for worker in ray.get(pool.create.remote(run_id, flavor, missing, options, modules)):
                     slots.append(_Slot(worker, fresh=True))
+
+        last_borrow = time.monotonic()
+
+        def borrow_idle() -> None:
+            """Workers still starting (a full cluster): take idle warm ones that another run gave back meanwhile."""
+            nonlocal last_borrow
+            starting = [slot for slot in slots if slot.ready_ref is not None and slot.fresh]
+            if not starting or not pending or time.monotonic() - last_borrow < BORROW_INTERVAL:
+                return
+            last_borrow = time.monotonic()
+            for worker in ray.get(pool.checkout.remote(run_id, flavor, len(starting), stop, settings.keep_warm)):
+                slots.append(_Slot(worker, fresh=False))
+                lose(starting.pop())
 
         def assign() -> None:
             for slot in slots:
@@ -342,12 +410,13 @@ class RayExecutor(Executor):
                 relay()  # a finished problem's events were all received before its record was returned
                 for ref in ready:
                     slot = waiting[ref]
-                    if ref is slot.ready_ref:
+                    if slot.ready_ref is not None and ref == slot.ready_ref:  # (Ray Client: equal, not the same object)
                         started(slot)
                     else:
                         finish(slot)
                 if pending:
                     add_workers()
+                    borrow_idle()
                 tick()
         except KeyboardInterrupt:
             pending.clear()

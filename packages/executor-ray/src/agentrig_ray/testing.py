@@ -158,6 +158,11 @@ class LocalRayCluster:
         self.hide_from_worker = hide_from_worker
         self.port = free_port()
         self.address = f"127.0.0.1:{self.port}"
+        self.client_port = free_port()
+        while self.client_port == self.port:
+            self.client_port = free_port()
+        #: The head's Ray Client server (``ray://``), on a port of its own (Ray's default, 10001, is shared by every cluster here).
+        self.client_address = f"ray://127.0.0.1:{self.client_port}"
         # short: Ray's unix socket paths under it must stay below 108 bytes
         self.root = Path(tempfile.mkdtemp(prefix="arr-", dir="/tmp"))
         #: A directory the worker node cannot see (with ``hide_from_worker``); outside the cluster's own.
@@ -206,7 +211,8 @@ class LocalRayCluster:
         """Start the head, then the worker node (each tried again if it does not come up); all torn down on failure."""
         try:
             self._start_with_retries(
-                ["--head", f"--port={self.port}", f"--num-cpus={self.head_cpus}", "--include-dashboard=false",
+                ["--head", f"--port={self.port}", f"--ray-client-server-port={self.client_port}",
+                 f"--num-cpus={self.head_cpus}", "--include-dashboard=false",
                  f"--temp-dir={self.root}"],
                 "head",
             )
@@ -257,3 +263,38 @@ class LocalRayCluster:
             node.wait(5)
         shutil.rmtree(self.root, ignore_errors=True)
         shutil.rmtree(self.hidden, ignore_errors=True)
+
+
+#: Namespaces of the GCS's key-value store that Ray itself fills (function table, jobs, sessions, dashboard, ...).
+_KV_NAMESPACES: tuple[bytes, ...] = (b"", b"fun", b"session", b"cluster", b"job", b"jobs", b"dashboard", b"serve", b"workflow", b"runtime_env")
+
+
+def gcs_records(address: str) -> bytes:
+    """What a cluster's GCS holds and shows through the state API, the dashboard and ``ray list``, as bytes to search.
+
+    The task events (``ray list tasks --detail``: every task and actor call,
+    with its name, options and runtime env), the actors, the jobs (their
+    runtime env and entrypoint) and every entry of the GCS's key-value store,
+    read straight from the GCS over gRPC (the state API needs the dashboard).
+    """
+    import grpc
+    from ray.core.generated import gcs_service_pb2 as pb
+    from ray.core.generated import gcs_service_pb2_grpc as stubs
+
+    chunks: list[bytes] = []
+    with grpc.insecure_channel(address) as channel:
+        tasks = stubs.TaskInfoGcsServiceStub(channel).GetTaskEvents(pb.GetTaskEventsRequest(), timeout=30)
+        chunks.append(tasks.SerializeToString())
+        chunks.append(str(tasks).encode())
+        actors = stubs.ActorInfoGcsServiceStub(channel).GetAllActorInfo(pb.GetAllActorInfoRequest(), timeout=30)
+        chunks.append(actors.SerializeToString())
+        jobs = stubs.JobInfoGcsServiceStub(channel).GetAllJobInfo(pb.GetAllJobInfoRequest(), timeout=30)
+        chunks.append(jobs.SerializeToString())
+        kv = stubs.InternalKVGcsServiceStub(channel)
+        for namespace in _KV_NAMESPACES:
+            keys = list(kv.InternalKVKeys(pb.InternalKVKeysRequest(prefix=b"", namespace=namespace), timeout=30).results)
+            if keys:
+                values = kv.InternalKVMultiGet(pb.InternalKVMultiGetRequest(keys=keys, namespace=namespace), timeout=30)
+                chunks.append(values.SerializeToString())
+            chunks.extend(keys)
+    return b"\n".join(chunks)
