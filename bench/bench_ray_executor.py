@@ -14,13 +14,21 @@ compiled ``.pyc`` files (see bench_runner_jobs.py).
 
     python bench/bench_ray_executor.py [--rounds N]
 
-Measured on the 2-core shared machine (load average 5-20 from other work):
-local 7.7 s, ray 22.9 s (2.96x, 3.0 s per problem) at load ~8; 13.2 s vs 32.7 s
-(2.48x) at load ~20. Split runs: 1 problem takes ray 6.5 s vs local 3.8 s
-(``import ray`` alone 3.3 s in the CLI), 4 problems 13.3 s vs 3.9 s: each run is a
-new Ray job whose worker processes start and import agentrig and the SDK anew
-(the local pool forks warm workers from a preloaded fork server). Short of the
-1.3x aim; see the report of issue 17.
+Measured on the 2-core shared machine (load from other work varies), one
+process running both side by side:
+
+* warm workers (rounds after the first; the Ray workers are actors kept warm
+  between runs, ``-c executor.keep_warm``): local 6.40 s, ray 7.49 s (1.17x,
+  218 ms per problem) at load ~2.3; local 10.90 s, ray 11.23 s (1.03x, 66 ms
+  per problem) at load ~7.7.
+* the first run on a fresh cluster (the workers start and import Ray,
+  agentrig and the SDK): local 10.53 s, ray 20.41 s (1.94x) at load ~7.7.
+
+What Ray still adds per run: ``import ray`` in the dispatcher (1.2 s at low
+load, 3.3 s at load ~8-20) and ``ray.init`` (~0.6 s), against the local pool's
+fork server start. Before the warm workers (a Ray task per problem, each run
+a new Ray job whose fresh worker processes imported everything anew): 2.04x
+(local 6.63 s, ray 13.56 s, 1385 ms per problem) at load ~3, 2.5-3.0x at load 8-20.
 """
 
 from __future__ import annotations
