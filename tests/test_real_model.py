@@ -99,3 +99,45 @@ def test_miniswe_on_a_real_model_counts_the_servers_tokens(tmp_path: Path, usage
     _assert_tokens_match(result, steps, usage_proxy)
     # mini.yaml by default: the bash tool was offered to the model.
     assert usage_proxy.requests[0]["tools"][0]["function"]["name"] == "bash"
+
+
+
+def test_every_inner_completion_of_the_tool_calling_handler_is_bounded() -> None:
+    # llama-cpp-python's tool-calling handler drops max_tokens for its inner completions (seen in this tier:
+    # 7848 tokens, 487 s, for one request asking for 96); the tier's server launcher bounds each by the request's
+    # max_tokens. Checked on the real handler and model, with a spy beneath the launcher's bound.
+    from agentrig.testing import llama
+
+    model = llama.require_llama_server()
+    launcher = Path(llama.__file__).with_name("llama_server_main.py")
+    script = f"""
+import importlib.util, json, llama_cpp
+seen = []
+inner = llama_cpp.Llama.create_completion
+def spy(self, *args, **kwargs):
+    seen.append(kwargs.get("max_tokens"))
+    return inner(self, *args, **kwargs)
+llama_cpp.Llama.create_completion = spy
+llm = llama_cpp.Llama(model_path={str(model)!r}, n_ctx=1024, n_threads=1, chat_format="chatml-function-calling",
+                      verbose=False)
+tools = [{{"type": "function", "function": {{"name": "bash", "description": "Run a shell command.",
+          "parameters": {{"type": "object", "properties": {{"command": {{"type": "string"}}}}, "required": ["command"]}}}}}}]
+def ask():
+    seen.clear()
+    llm.create_chat_completion(messages=[{{"role": "user", "content": "Count to 300 with a shell command."}}],
+                               tools=tools, tool_choice="auto", max_tokens=40, temperature=0)
+    return list(seen)
+unbounded = ask()
+spec = importlib.util.spec_from_file_location("llama_server_main", {str(launcher)!r})
+module = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(module)
+module.install()
+print(json.dumps({{"unbounded": unbounded, "bounded": ask()}}))
+"""
+    proc = subprocess.run([str(llama.llama_python()), "-c", script], capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    seen = json.loads(proc.stdout.strip().splitlines()[-1])
+    # the handler as published: some inner completion is unbounded (if this fails, upstream fixed it)
+    assert None in seen["unbounded"], seen
+    # with the launcher's bound: every inner completion gets the request's max_tokens
+    assert seen["bounded"] and all(limit == 40 for limit in seen["bounded"]), seen

@@ -98,7 +98,8 @@ def llama_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     port = _free_port()
     log = tmp_path_factory.mktemp("llama") / "server.log"
     command = [
-        str(llama_python()), "-m", "llama_cpp.server", "--model", str(model), "--host", "127.0.0.1",
+        # the server with each request's max_tokens honoured by its tool-calling handler (see that file)
+        str(llama_python()), str(Path(__file__).with_name("llama_server_main.py")), "--model", str(model), "--host", "127.0.0.1",
         "--port", str(port), "--n_ctx", "8192", "--chat_format", "chatml-function-calling",
         # One thread: llama.cpp's threads spin at barriers, so on a machine busy with the rest of the
         # suite two threads on two cores ran a 922-token prompt in 54-162 s, one thread in 3-40 s.
