@@ -18,11 +18,12 @@ Measured on the 2-core shared machine (load from other work varies), one
 process running both side by side:
 
 * warm workers (rounds after the first; the Ray workers are actors kept warm
-  between runs, ``-c executor.keep_warm``): local 6.40 s, ray 7.49 s (1.17x,
-  218 ms per problem) at load ~2.3; local 10.90 s, ray 11.23 s (1.03x, 66 ms
-  per problem) at load ~7.7.
+  between runs, ``-c executor.keep_warm``): local 6.84 s, ray 7.37 s (1.08x,
+  107 ms per problem) at load ~2; local 10.90 s, ray 11.23 s (1.03x, 66 ms per
+  problem) at load ~7.7; local 6.40 s, ray 7.49 s (1.17x, 218 ms) at load ~2.3.
 * the first run on a fresh cluster (the workers start and import Ray,
-  agentrig and the SDK): local 10.53 s, ray 20.41 s (1.94x) at load ~7.7.
+  agentrig and the SDK): local 7.78 s, ray 14.63 s (1.88x) at load ~2;
+  10.53 s vs 20.41 s (1.94x) at load ~7.7.
 
 What Ray still adds per run: ``import ray`` in the dispatcher (1.2 s at low
 load, 3.3 s at load ~8-20) and ``ray.init`` (~0.6 s), against the local pool's

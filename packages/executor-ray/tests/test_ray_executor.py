@@ -501,6 +501,28 @@ def test_a_run_that_finds_the_cluster_full_gets_the_workers_another_run_gives_ba
     assert [line.status for line in RunDirectory(tmp_path / "second").results()] == ["passed", "passed"]
 
 
+def test_workers_stay_warm_between_runs_until_their_code_changes(ray_cluster, agent_site: Path, fake_openai_server, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    from agentrig_ray.testing import worker_processes
+
+    fake_openai_server.respond_with(testkit.solver())
+    problem = _two_checkpoints(tmp_path / "problems", "warm", "tagw")
+    env = _env(agent_site, fake_openai_server.base_url)
+
+    def run(name: str) -> set[int]:
+        proc = _run([*_agent([problem]), *_ray(ray_cluster), "-q", "--output", str(tmp_path / name)], env)
+        assert proc.returncode == 0, proc.stderr
+        return worker_processes()
+
+    first = run("first")
+    assert first and run("second") == first  # the same processes ran the second run: nothing started anew
+    module = agent_site / "agentrig_scripted" / "plugin.py"  # the agent's code on the nodes changes
+    later = module.stat().st_mtime + 5
+    os.utime(module, (later, later))
+    third = run("third")
+    assert first - third, "a worker that imported the old code was kept"
+    assert third - first, "no fresh worker ran the problem"
+
+
 def test_attempts_are_tasks_of_their_own(ray_cluster, agent_site: Path, fake_openai_server, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     fake_openai_server.respond_with(testkit.solver())
     problem = _two_checkpoints(tmp_path / "problems", "twice", "tagt")

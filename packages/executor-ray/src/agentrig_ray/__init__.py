@@ -1,3 +1,3 @@
-"""agentrig-ray: an agentrig executor that runs each problem as a task on a Ray cluster."""
+"""agentrig-ray: an agentrig executor that runs problems on warm worker actors of a Ray cluster."""
 
 __version__ = "0.1.0"

@@ -387,8 +387,10 @@ class RayExecutor(Executor):
         def started(slot: _Slot) -> None:
             nonlocal failed_starts
             try:
-                ray.get(slot.ready_ref)
+                current = ray.get(slot.ready_ref)
                 slot.ready_ref = None
+                if current is False:  # a warm worker whose code changed on disk since it started
+                    lose(slot)
             except ray.exceptions.RayError as exc:  # a warm worker that died meanwhile, or one that cannot start
                 lose(slot)
                 if slot.fresh:

@@ -11,7 +11,7 @@ def agentrig_executors() -> list[agentrig.ExecutorSpec]:
     return [
         agentrig.ExecutorSpec(
             name="ray",
-            description="Each problem a task on a Ray cluster (-c executor.address=HOST:PORT|auto).",
+            description="Each problem on a warm worker of a Ray cluster (-c executor.address=HOST:PORT|ray://HOST:PORT|auto).",
             executor="agentrig_ray.executor:RayExecutor",
         )
     ]

@@ -131,9 +131,12 @@ class WorkerPool:
             self._end(worker)
             return
         try:
-            await worker.ready.remote()
+            current = await worker.ready.remote()
         except Exception:  # noqa: BLE001 - it died: nothing to keep
             self._flavor_of.pop(_key(worker), None)
+            return
+        if current is False:  # its code changed on disk: not worth keeping
+            self._end(worker)
             return
         self._idle.setdefault(flavor, []).append((worker, time.monotonic() + keep_warm))
 

@@ -36,6 +36,7 @@ import importlib
 import os
 import signal
 import socket
+import sys
 import threading
 from pathlib import Path
 from types import FrameType
@@ -229,10 +230,16 @@ class ProblemWorker:
         self._ray_sigterm = signal.getsignal(signal.SIGTERM)
         signal.signal(signal.SIGTERM, self._on_sigterm)
         _set_title(IDLE_TITLE)
+        self._code = _code_stamp()
 
     def ready(self) -> bool:
-        """Answer once the worker is up and idle (a call queues behind a running problem)."""
-        return True
+        """Once the worker is up and idle (a call queues behind a running problem): whether its code is current.
+
+        False when the code it imported changed on disk since it started (a
+        package upgraded or installed on the node): a warm worker must not run
+        old code, so the caller ends it and starts a fresh one.
+        """
+        return not _code_changed(self._code)
 
     def _on_sigterm(self, signum: int, frame: FrameType | None) -> None:
         from agentrig.run.signals import Terminated
@@ -301,6 +308,7 @@ class ProblemWorker:
         except KeyboardInterrupt:
             result = _interrupted(job_json)
         finally:
+            self._code = _code_stamp(self._code)  # what the problem imported, as it is now
             _set_title(IDLE_TITLE)
             for name, value in saved.items():
                 if value is None:
@@ -308,6 +316,41 @@ class ProblemWorker:
                 else:
                     os.environ[name] = value
         return result
+
+
+def _code_files() -> list[str]:
+    """The agentrig modules this process imported and its site directories (site-packages, user site, ``PYTHONPATH``)."""
+    import site
+
+    modules = [getattr(m, "__file__", None) for name, m in list(sys.modules.items()) if name.startswith("agentrig")]
+    sites = [*site.getsitepackages(), site.getusersitepackages(), *os.environ.get("PYTHONPATH", "").split(os.pathsep)]
+    return [path for path in modules + sites if path]
+
+
+def _mtime(path: str) -> int:
+    try:
+        return os.stat(path).st_mtime_ns
+    except OSError:
+        return -1
+
+
+def _code_stamp(known: dict[str, int] | None = None) -> dict[str, int]:
+    """``known`` plus the modification times of the code files not in it yet (see :func:`_code_files`).
+
+    An installed or removed distribution changes its site directory's time;
+    an edited module (an editable install) its own. A few hundred ``stat``
+    calls at most: well under a millisecond.
+    """
+    stamp = dict(known or {})
+    for path in _code_files():
+        if path not in stamp:
+            stamp[path] = _mtime(path)
+    return stamp
+
+
+def _code_changed(stamp: dict[str, int]) -> bool:
+    """Whether a file of ``stamp`` changed on disk since."""
+    return any(_mtime(path) != mtime for path, mtime in stamp.items())
 
 
 def _set_title(title: str) -> None:

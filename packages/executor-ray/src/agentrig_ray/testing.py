@@ -126,6 +126,11 @@ def task_workers(problem: str = "") -> list[int]:
     return [pid for pid in _children_flat() if _cmdline(pid).startswith(f"ray::agentrig:{problem}")]
 
 
+def worker_processes() -> set[int]:
+    """Pids of the ProblemWorker actors' processes on this machine, idle or busy."""
+    return {pid for pid in _children_flat() if _cmdline(pid).startswith(("ray::ProblemWorker", "ray::agentrig"))}
+
+
 def _children_flat() -> list[int]:
     return [pid for pids in _children().values() for pid in pids]
 
