@@ -622,3 +622,31 @@ def test_a_shipping_worker_killed_mid_checkpoint_resumes_from_the_shipped_snapsh
     assert [line.status for line in RunDirectory(out).results()] == ["passed", "passed"]
     assert _prompts(fake_openai_server, "Write a") == 1
     assert (out / "shipkill" / "checkpoint_2" / "snapshot" / "files" / "a.txt").read_text() == "tagsk\nb\n"
+
+
+def test_a_shipping_run_whose_dispatcher_was_killed_resumes_from_the_head_s_snapshot(  # type: ignore[no-untyped-def]
+    ray_cluster, agent_site: Path, fake_openai_server, tmp_path: Path
+) -> None:
+    hang = _Hang("Append b")
+    fake_openai_server.respond_with(hang)
+    problem = _two_checkpoints(tmp_path / "problems", "shipresume", "tagsr")
+    out = _hidden_output(ray_cluster, "ship-resume")
+    env = _env(agent_site, fake_openai_server.base_url)
+    dispatcher = _start([*_agent([problem]), *_ship(ray_cluster), "-q", "--output", str(out)], env)
+    try:
+        _wait_for(lambda: hang.held, RUN_TIMEOUT, "checkpoint 2's model request")
+        _wait_for(lambda: (out / "results.jsonl").exists(), RUN_TIMEOUT, "checkpoint 1 recorded")
+        dispatcher.send_signal(signal.SIGKILL)
+        dispatcher.wait(10)
+    finally:
+        if dispatcher.poll() is None:
+            dispatcher.kill()
+    _no_task_left(KILLED_DISPATCHER_CLEANUP)
+    hang.released = True
+    resumed = _run([*_agent([problem]), *_ship(ray_cluster), "-q", "--output", str(out), "--resume"], env)
+    assert resumed.returncode == 0, resumed.stderr
+    assert _raw_lines(out) == [("shipresume", "checkpoint_1"), ("shipresume", "checkpoint_2")]
+    # checkpoint 2 passes only on checkpoint 1's workspace, which --resume sent from the head's run directory
+    assert [line.status for line in RunDirectory(out).results()] == ["passed", "passed"]
+    assert _prompts(fake_openai_server, "Write a") == 1
+    assert (out / "shipresume" / "checkpoint_2" / "snapshot" / "files" / "a.txt").read_text() == "tagsr\nb\n"
