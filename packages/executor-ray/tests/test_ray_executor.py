@@ -502,25 +502,29 @@ def test_a_run_that_finds_the_cluster_full_gets_the_workers_another_run_gives_ba
 
 
 def test_workers_stay_warm_between_runs_until_their_code_changes(ray_cluster, agent_site: Path, fake_openai_server, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
-    from agentrig_ray.testing import worker_processes
-
     fake_openai_server.respond_with(testkit.solver())
-    problem = _two_checkpoints(tmp_path / "problems", "warm", "tagw")
+    # the agent's command records the process that runs it: the worker (the local runtime's parent of bash)
+    problem = testkit.make_problem(
+        tmp_path / "problems", "warm", [("Who runs me?", [testkit.bash("echo $PPID > pid.txt")], "test -s pid.txt\n")]
+    )
     env = _env(agent_site, fake_openai_server.base_url)
 
-    def run(name: str) -> set[int]:
+    def run(name: str) -> tuple[int, set[int]]:
         proc = _run([*_agent([problem]), *_ray(ray_cluster), "-q", "--output", str(tmp_path / name)], env)
         assert proc.returncode == 0, proc.stderr
-        return worker_processes()
+        pid = int((tmp_path / name / "warm" / "checkpoint_1" / "snapshot" / "files" / "pid.txt").read_text())
+        return pid, ray_cluster.worker_processes()
 
-    first = run("first")
-    assert first and run("second") == first  # the same processes ran the second run: nothing started anew
+    first, workers = run("first")
+    assert first in workers
+    second, _ = run("second")
+    assert second in workers  # a worker that was up before the run: nothing started anew
     module = agent_site / "agentrig_scripted" / "plugin.py"  # the agent's code on the nodes changes
     later = module.stat().st_mtime + 5
     os.utime(module, (later, later))
-    third = run("third")
-    assert first - third, "a worker that imported the old code was kept"
-    assert third - first, "no fresh worker ran the problem"
+    third, after = run("third")
+    assert third not in workers, "a worker that imported the old code ran the problem"
+    assert second not in after, "the worker that imported the old code was not ended"
 
 
 def test_attempts_are_tasks_of_their_own(ray_cluster, agent_site: Path, fake_openai_server, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]

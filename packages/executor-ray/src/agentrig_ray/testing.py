@@ -126,11 +126,6 @@ def task_workers(problem: str = "") -> list[int]:
     return [pid for pid in _children_flat() if _cmdline(pid).startswith(f"ray::agentrig:{problem}")]
 
 
-def worker_processes() -> set[int]:
-    """Pids of the ProblemWorker actors' processes on this machine, idle or busy."""
-    return {pid for pid in _children_flat() if _cmdline(pid).startswith(("ray::ProblemWorker", "ray::agentrig"))}
-
-
 def _children_flat() -> list[int]:
     return [pid for pids in _children().values() for pid in pids]
 
@@ -235,6 +230,11 @@ class LocalRayCluster:
     def __exit__(self, kind: type[BaseException] | None, value: BaseException | None, tb: TracebackType | None) -> None:
         """Tear the cluster down."""
         self.stop()
+
+    def worker_processes(self) -> set[int]:
+        """Pids of this cluster's ProblemWorker actor processes, idle or busy (other clusters' on this machine aside)."""
+        mine = processes_of(str(self.root), [node.pid for node in self.nodes])
+        return {pid for pid in mine if _cmdline(pid).startswith(("ray::ProblemWorker", "ray::agentrig"))}
 
     def session_dir(self) -> Path:
         """The head's session directory (logs, sockets) under the cluster's directory."""
