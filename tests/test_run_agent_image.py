@@ -125,7 +125,7 @@ def test_failed_build_is_one_line_and_leaves_nothing(
 
 
 def _build_containers(client: Any, marker: str) -> list[str]:
-    return [c.name for c in client.containers.list(all=True) if marker in json.dumps(c.attrs["Config"].get("Cmd"))]
+    return [c.name for c in client.containers.list(all=True, ignore_removed=True) if marker in json.dumps(c.attrs["Config"].get("Cmd"))]
 
 
 def test_ctrl_c_during_the_build_stops_it(

@@ -32,7 +32,7 @@ def _problem(root: Path) -> Path:
 
 
 def _containers_of(client, pid: int) -> list[str]:  # type: ignore[no-untyped-def]
-    found = client.containers.list(all=True, filters={"label": f"agentrig.owner.pid={pid}"})
+    found = client.containers.list(all=True, filters={"label": f"agentrig.owner.pid={pid}"}, ignore_removed=True)
     return [c.name for c in found]
 
 

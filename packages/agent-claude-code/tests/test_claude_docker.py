@@ -125,6 +125,6 @@ def test_agentrig_run_builds_the_image_and_runs_claude_code_in_docker(
     assert (out / "touch/make/snapshot/files/done.txt").read_text() == "ok\n"
     assert API_KEY not in (out / "run.json").read_text() + result.stdout + result.stderr
     # the run's container is gone (its owner, the agentrig child, has exited)
-    leftover = [c for c in docker_engine.containers.list(all=True, filters={"label": "agentrig"})
+    leftover = [c for c in docker_engine.containers.list(all=True, filters={"label": "agentrig"}, ignore_removed=True)
                 if c.image.tags == [claude_image]]
     assert leftover == []

@@ -113,7 +113,7 @@ def test_docker_subagent_runs_in_a_container_holding_only_its_directory(
         agent = build_agent(fake_openai_server, "openai", subagents=[helper(fake_openai_server)])
         agent.setup(session)
         mine = {"label": f"agentrig.owner.pid={os.getpid()}"}  # other tests' containers may come and go
-        containers_before = {c.id for c in session.runtime.client.containers.list(filters=mine)}
+        containers_before = {c.id for c in session.runtime.client.containers.list(filters=mine, ignore_removed=True)}
         try:
             result = agent.run_checkpoint("Delegate the probe.")
         finally:
@@ -123,7 +123,7 @@ def test_docker_subagent_runs_in_a_container_holding_only_its_directory(
         (run,) = agent.subagent_runs
         assert run.confinement == "container"
         # the subagent's container is gone once its call returned
-        assert {c.id for c in session.runtime.client.containers.list(filters=mine)} == containers_before
+        assert {c.id for c in session.runtime.client.containers.list(filters=mine, ignore_removed=True)} == containers_before
 
 
 class _PluginRuntime(Runtime):

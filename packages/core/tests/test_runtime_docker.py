@@ -41,7 +41,7 @@ def make(tmp_path: Path, docker_test_image: str) -> Iterator[Any]:
 
 
 def agentrig_containers(docker_engine: Any) -> list[str]:
-    return [c.name for c in docker_engine.containers.list(all=True, filters={"label": LABEL})]
+    return [c.name for c in docker_engine.containers.list(all=True, filters={"label": LABEL}, ignore_removed=True)]
 
 
 def test_files_are_owned_by_the_host_user(make: Any) -> None:
@@ -176,7 +176,7 @@ def test_unreachable_daemon_is_one_line(tmp_path: Path, monkeypatch: pytest.Monk
 def test_missing_image_names_it_and_how_to_build_it(tmp_path: Path, docker_engine: Any) -> None:
     def ours() -> list[str]:  # this process's containers: other test workers make theirs meanwhile
         owned = {"label": [LABEL, f"{LABEL_PID}={os.getpid()}"]}
-        return [c.name for c in docker_engine.containers.list(all=True, filters=owned)]
+        return [c.name for c in docker_engine.containers.list(all=True, filters=owned, ignore_removed=True)]
 
     before = ours()
     with pytest.raises(ImageNotFoundError, match=r"image 'agentrig-test/absent:1' is not present locally .*docker build -t agentrig-test/absent:1"):

@@ -121,16 +121,9 @@ class _Hang:
 
 def _containers_of(engine: Any, out: Path) -> list[Any]:
     """The agentrig containers that mount something of run directory ``out``."""
-    import docker.errors
-
-    for _ in range(10):
-        try:
-            found = engine.containers.list(all=True, filters={"label": "agentrig"})
-        except docker.errors.NotFound:  # one was removed between the listing and its inspection
-            time.sleep(0.2)
-            continue
-        return [c for c in found if any(str(out) in m.get("Source", "") for m in c.attrs.get("Mounts", []))]
-    raise AssertionError("containers kept disappearing while being listed")
+    # ignore_removed: one removed between the listing and its inspection is simply not listed
+    found = engine.containers.list(all=True, filters={"label": "agentrig"}, ignore_removed=True)
+    return [c for c in found if any(str(out) in m.get("Source", "") for m in c.attrs.get("Mounts", []))]
 
 
 def _no_task_left(timeout: float = 60) -> None:
@@ -402,6 +395,12 @@ def test_an_unreachable_cluster_is_one_line_before_any_run_directory(agent_site:
         assert "Traceback" not in proc.stderr and not out.exists()
 
 
+def _client_server_logs(cluster: Any) -> str:
+    """The end of the logs of the head's Ray Client servers (why one failed to start)."""
+    logs = sorted(Path(cluster.root).glob("session_*/logs/ray_client_server*"))
+    return "\n".join(f"{path.name}: {path.read_text(errors='replace')[-1500:]}" for path in logs)
+
+
 def test_ray_client_and_auto_addresses(ray_cluster, agent_site: Path, fake_openai_server, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     fake_openai_server.respond_with(testkit.solver())
     problem = _two_checkpoints(tmp_path / "problems", "addr", "taga")
@@ -410,9 +409,14 @@ def test_ray_client_and_auto_addresses(ray_cluster, agent_site: Path, fake_opena
         ("auto", "executor.address=auto", {"RAY_ADDRESS": ray_cluster.address}),
     ]:
         out = tmp_path / name
-        proc = _run([*_agent([problem]), "--executor", "ray", "-c", option, "-q", "--output", str(out)],
-                    _env(agent_site, fake_openai_server.base_url, **more))
-        assert proc.returncode == 0, (name, proc.stderr)
+        command = [*_agent([problem]), "--executor", "ray", "-c", option, "-q", "--output", str(out)]
+        proc = _run(command, _env(agent_site, fake_openai_server.base_url, **more))
+        if name == "client" and "Starting Ray client server failed" in proc.stderr:
+            # Ray's own per-client server process died while starting (seen twice in full runs on a loaded
+            # 2-core machine, never alone); agentrig said so in one line before any run directory: try once more
+            assert not out.exists()
+            proc = _run(command, _env(agent_site, fake_openai_server.base_url, **more))
+        assert proc.returncode == 0, (name, proc.stderr, _client_server_logs(ray_cluster))
         assert [line.status for line in RunDirectory(out).results()] == ["passed", "passed"], name
         assert RunRecord.model_validate_json((out / "run.json").read_bytes()).status == "completed"
 
