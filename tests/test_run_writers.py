@@ -65,13 +65,11 @@ def _writes(trace: Path) -> tuple[int, dict[int, list[str]]]:
     return first, writes
 
 
-@pytest.mark.parametrize("jobs", ["1", "2"])
-def test_workers_never_write_the_run_records(tmp_path: Path, fake_openai_server, jobs: str) -> None:  # type: ignore[no-untyped-def]
-    strace = _strace()
-    fake_openai_server.respond_with(testkit.solver())
-    problems = [
+def _two_problems(root: Path, prefix: str) -> list[Path]:
+    """Problems ``<prefix>0`` and ``<prefix>1``: write a.txt, then append a line to it (each checkpoint checked)."""
+    return [
         testkit.make_problem(
-            tmp_path / "problems", f"p{i}",
+            root, f"{prefix}{i}",
             [
                 ("Write a.", [testkit.write_file("a.txt", "a\n")], "grep -q a a.txt\n"),
                 ("Append b.", [testkit.bash("echo b >> a.txt")], "test $(wc -l < a.txt) -eq 2\n"),
@@ -79,6 +77,13 @@ def test_workers_never_write_the_run_records(tmp_path: Path, fake_openai_server,
         )
         for i in range(2)
     ]
+
+
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_workers_never_write_the_run_records(tmp_path: Path, fake_openai_server, jobs: str) -> None:  # type: ignore[no-untyped-def]
+    strace = _strace()
+    fake_openai_server.respond_with(testkit.solver())
+    problems = _two_problems(tmp_path / "problems", "p")
     out = tmp_path / "run"
     trace = tmp_path / "trace"
     proc = subprocess.run(
@@ -161,16 +166,7 @@ def test_a_kill_mid_checkpoint_then_resume_records_each_checkpoint_once(tmp_path
     held: list[str] = []
     released: list[bool] = []
     fake_openai_server.respond_with(_hang_on("Append b", held, released))
-    problems = [
-        testkit.make_problem(
-            tmp_path / "problems", f"k{i}",
-            [
-                ("Write a.", [testkit.write_file("a.txt", "a\n")], "grep -q a a.txt\n"),
-                ("Append b.", [testkit.bash("echo b >> a.txt")], "test $(wc -l < a.txt) -eq 2\n"),
-            ],
-        )
-        for i in range(2)
-    ]
+    problems = _two_problems(tmp_path / "problems", "k")
     out = tmp_path / "run"
     args = [testkit.agentrig_bin(), "run", *map(str, problems), "--agent", "scripted", "--model", "openai/gpt-4o-mini",
             "--jobs", "2", "-q", "--output", str(out)]

@@ -175,20 +175,36 @@ def test_results_and_progress_match_the_local_executor(ray_cluster, agent_site: 
 # -- faults ----------------------------------------------------------------------------------
 
 
+def _start_held_in_checkpoint_2(server: Any, problem: Path, out: Path, options: list[str],
+                                env: dict[str, str]) -> tuple[subprocess.Popen[str], Any]:
+    """Start a run of ``problem``; return once checkpoint 2 waits on its model call and checkpoint 1 is recorded.
+
+    Returns the dispatcher and the hang holding checkpoint 2's request (``released`` lets later requests through).
+    """
+    hang = _Hang("Append b")
+    server.respond_with(hang)
+    dispatcher = _start([*_agent([problem]), *options, "--output", str(out)], env)
+    try:
+        _wait_for(lambda: hang.held, RUN_TIMEOUT, "checkpoint 2's model request")
+        # checkpoint 1 is finished once the dispatcher has recorded it (its result travels with an event)
+        _wait_for(lambda: (out / "results.jsonl").exists(), RUN_TIMEOUT, "checkpoint 1 recorded")
+    except BaseException:
+        dispatcher.kill()
+        dispatcher.wait()
+        raise
+    return dispatcher, hang
+
+
 def test_a_worker_killed_mid_checkpoint_is_retried_from_its_last_finished_checkpoint(  # type: ignore[no-untyped-def]
     ray_cluster, agent_site: Path, fake_openai_server, tmp_path: Path
 ) -> None:
     from agentrig_ray.testing import task_workers
 
-    hang = _Hang("Append b")
-    fake_openai_server.respond_with(hang)
     problem = _two_checkpoints(tmp_path / "problems", "kill", "tagk")
     out = tmp_path / "run"
-    dispatcher = _start([*_agent([problem]), *_ray(ray_cluster), "-v", "--output", str(out)], _env(agent_site, fake_openai_server.base_url))
+    dispatcher, _ = _start_held_in_checkpoint_2(fake_openai_server, problem, out, [*_ray(ray_cluster), "-v"],
+                                                _env(agent_site, fake_openai_server.base_url))
     try:
-        _wait_for(lambda: hang.held, RUN_TIMEOUT, "checkpoint 2's model request")
-        # checkpoint 1 is finished once the dispatcher has recorded it (its result travels with an event)
-        _wait_for(lambda: (out / "results.jsonl").exists(), RUN_TIMEOUT, "checkpoint 1 recorded")
         workers = task_workers("kill")  # this problem's: a task of an earlier test may still be ending
         assert len(workers) == 1, workers
         os.kill(workers[0], signal.SIGKILL)  # the worker dies mid-checkpoint 2, its model request unanswered
@@ -605,14 +621,11 @@ def test_a_shipping_worker_killed_mid_checkpoint_resumes_from_the_shipped_snapsh
 ) -> None:
     from agentrig_ray.testing import task_workers
 
-    hang = _Hang("Append b")
-    fake_openai_server.respond_with(hang)
     problem = _two_checkpoints(tmp_path / "problems", "shipkill", "tagsk")
     out = _hidden_output(ray_cluster, "ship-kill")
-    dispatcher = _start([*_agent([problem]), *_ship(ray_cluster), "-v", "--output", str(out)], _env(agent_site, fake_openai_server.base_url))
+    dispatcher, _ = _start_held_in_checkpoint_2(fake_openai_server, problem, out, [*_ship(ray_cluster), "-v"],
+                                                _env(agent_site, fake_openai_server.base_url))
     try:
-        _wait_for(lambda: hang.held, RUN_TIMEOUT, "checkpoint 2's model request")
-        _wait_for(lambda: (out / "results.jsonl").exists(), RUN_TIMEOUT, "checkpoint 1 recorded")
         assert _raw_lines(out) == [("shipkill", "checkpoint_1")]  # recorded by the dispatcher, artifacts with it
         assert (out / "shipkill" / "checkpoint_1" / "snapshot" / "files" / "a.txt").read_text() == "tagsk\n"
         workers = task_workers("shipkill")
@@ -635,15 +648,11 @@ def test_a_shipping_worker_killed_mid_checkpoint_resumes_from_the_shipped_snapsh
 def test_a_shipping_run_whose_dispatcher_was_killed_resumes_from_the_head_s_snapshot(  # type: ignore[no-untyped-def]
     ray_cluster, agent_site: Path, fake_openai_server, tmp_path: Path
 ) -> None:
-    hang = _Hang("Append b")
-    fake_openai_server.respond_with(hang)
     problem = _two_checkpoints(tmp_path / "problems", "shipresume", "tagsr")
     out = _hidden_output(ray_cluster, "ship-resume")
     env = _env(agent_site, fake_openai_server.base_url)
-    dispatcher = _start([*_agent([problem]), *_ship(ray_cluster), "-q", "--output", str(out)], env)
+    dispatcher, hang = _start_held_in_checkpoint_2(fake_openai_server, problem, out, [*_ship(ray_cluster), "-q"], env)
     try:
-        _wait_for(lambda: hang.held, RUN_TIMEOUT, "checkpoint 2's model request")
-        _wait_for(lambda: (out / "results.jsonl").exists(), RUN_TIMEOUT, "checkpoint 1 recorded")
         dispatcher.send_signal(signal.SIGKILL)
         dispatcher.wait(10)
     finally:
