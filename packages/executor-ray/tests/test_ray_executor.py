@@ -135,6 +135,34 @@ def _no_task_left(timeout: float = 60) -> None:
 # -- results ---------------------------------------------------------------------------------
 
 
+def _client_server_logs(cluster: Any) -> str:
+    """The end of the logs of the head's Ray Client servers (why one failed to start)."""
+    logs = sorted(Path(cluster.root).glob("session_*/logs/ray_client_server*"))
+    return "\n".join(f"{path.name}: {path.read_text(errors='replace')[-1500:]}" for path in logs)
+
+
+# First in this module, on a cluster no earlier run has used: late in a full run (after a dozen runs left warm
+# workers behind) Ray's own per-client server process twice died while starting, with nothing in its logs.
+def test_ray_client_and_auto_addresses(ray_cluster, agent_site: Path, fake_openai_server, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    fake_openai_server.respond_with(testkit.solver())
+    problem = _two_checkpoints(tmp_path / "problems", "addr", "taga")
+    for name, option, more in [
+        ("client", f"executor.address={ray_cluster.client_address}", {}),  # Ray Client, through the head's client server
+        ("auto", "executor.address=auto", {"RAY_ADDRESS": ray_cluster.address}),
+    ]:
+        out = tmp_path / name
+        command = [*_agent([problem]), "--executor", "ray", "-c", option, "-q", "--output", str(out)]
+        proc = _run(command, _env(agent_site, fake_openai_server.base_url, **more))
+        if name == "client" and "Starting Ray client server failed" in proc.stderr:
+            # Ray's own per-client server process died while starting (seen twice in full runs on a loaded
+            # 2-core machine, never alone); agentrig said so in one line before any run directory: try once more
+            assert not out.exists()
+            proc = _run(command, _env(agent_site, fake_openai_server.base_url, **more))
+        assert proc.returncode == 0, (name, proc.stderr, _client_server_logs(ray_cluster))
+        assert [line.status for line in RunDirectory(out).results()] == ["passed", "passed"], name
+        assert RunRecord.model_validate_json((out / "run.json").read_bytes()).status == "completed"
+
+
 def test_results_and_progress_match_the_local_executor(ray_cluster, agent_site: Path, fake_openai_server, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     fake_openai_server.respond_with(testkit.solver())
     problems = [_two_checkpoints(tmp_path / "problems", f"p{i}", f"tag{i}") for i in range(3)]
@@ -409,32 +437,6 @@ def test_an_unreachable_cluster_is_one_line_before_any_run_directory(agent_site:
         lines = [line for line in proc.stderr.splitlines() if "warning" not in line]
         assert proc.returncode == status and len(lines) == 1 and lines[0].startswith(message), (extra, more, proc.stderr)
         assert "Traceback" not in proc.stderr and not out.exists()
-
-
-def _client_server_logs(cluster: Any) -> str:
-    """The end of the logs of the head's Ray Client servers (why one failed to start)."""
-    logs = sorted(Path(cluster.root).glob("session_*/logs/ray_client_server*"))
-    return "\n".join(f"{path.name}: {path.read_text(errors='replace')[-1500:]}" for path in logs)
-
-
-def test_ray_client_and_auto_addresses(ray_cluster, agent_site: Path, fake_openai_server, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
-    fake_openai_server.respond_with(testkit.solver())
-    problem = _two_checkpoints(tmp_path / "problems", "addr", "taga")
-    for name, option, more in [
-        ("client", f"executor.address={ray_cluster.client_address}", {}),  # Ray Client, through the head's client server
-        ("auto", "executor.address=auto", {"RAY_ADDRESS": ray_cluster.address}),
-    ]:
-        out = tmp_path / name
-        command = [*_agent([problem]), "--executor", "ray", "-c", option, "-q", "--output", str(out)]
-        proc = _run(command, _env(agent_site, fake_openai_server.base_url, **more))
-        if name == "client" and "Starting Ray client server failed" in proc.stderr:
-            # Ray's own per-client server process died while starting (seen twice in full runs on a loaded
-            # 2-core machine, never alone); agentrig said so in one line before any run directory: try once more
-            assert not out.exists()
-            proc = _run(command, _env(agent_site, fake_openai_server.base_url, **more))
-        assert proc.returncode == 0, (name, proc.stderr, _client_server_logs(ray_cluster))
-        assert [line.status for line in RunDirectory(out).results()] == ["passed", "passed"], name
-        assert RunRecord.model_validate_json((out / "run.json").read_bytes()).status == "completed"
 
 
 def test_secrets_reach_the_workers_but_nothing_ray_records(ray_cluster, agent_site: Path, fake_openai_server, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
