@@ -398,6 +398,30 @@ def test_ctrl_c_cancels_every_task_and_leaves_a_resumable_run(ray_cluster, agent
     assert len(_raw_lines(out)) == 6
 
 
+def test_an_event_being_recorded_when_ctrl_c_arrives_is_recorded_whole(ray_cluster, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    """Ctrl-C while the dispatcher records an event it took from the run's channel: the event is recorded, none is lost.
+
+    (Seen in a full CI run: the second problem's ``problem_start`` was taken from
+    the channel, then Ctrl-C came, and its ``problem.json`` was never written.)
+    """
+    from agentrig.testing.jobs import CtrlCOnFirstEvent, starter_jobs
+    from agentrig_ray.executor import RayExecutor
+
+    out = tmp_path / "run"
+    jobs = starter_jobs(out, ["fizzbuzz", "roman"])
+    (out / "run.json").write_text("{}")  # what a worker looks for to know it sees the run directory
+    receiver = CtrlCOnFirstEvent()
+    executor = RayExecutor({"address": ray_cluster.address, "keep_warm": 0}, jobs=2)
+    executor.open()
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            executor.run(jobs, receiver.emit, receiver.finished, lambda: None)
+    finally:
+        executor.close()
+    receiver.check()
+    _no_task_left(30)
+
+
 # -- inputs and secrets ----------------------------------------------------------------------
 
 

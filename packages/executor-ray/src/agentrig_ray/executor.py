@@ -295,6 +295,7 @@ class RayExecutor(Executor):
         from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
 
         from agentrig.executors.preload import modules_for
+        from agentrig.run.signals import deferred_interrupts
         from agentrig_ray.task import EventChannel, StopSignal
 
         settings = self.settings
@@ -358,9 +359,15 @@ class RayExecutor(Executor):
 
             return ray.put(pack_resume(Path(job.output_dir), job.problem_name, job.finished))
 
+        relayed = 0  # events recorded so far; the channel keeps the rest until told
+
         def relay() -> None:
-            for text, artifacts in ray.get(channel.take.remote()):
-                emit(ProgressEvent.model_validate_json(text), artifacts)
+            """Record the events that arrived; an interrupt waits until the one being recorded is whole."""
+            nonlocal relayed
+            for text, artifacts in ray.get(channel.take.remote(relayed)):
+                with deferred_interrupts():
+                    emit(ProgressEvent.model_validate_json(text), artifacts)
+                    relayed += 1
 
         def lose(slot: _Slot) -> None:
             slots.remove(slot)

@@ -38,6 +38,7 @@ import signal
 import socket
 import sys
 import threading
+import time
 from pathlib import Path
 from types import FrameType
 from typing import Any
@@ -47,20 +48,28 @@ IDLE_TITLE = "ray::agentrig-worker"
 
 
 class EventChannel:
-    """A mailbox of progress events (JSON strings, each with its shipped artifacts or ``None``) that the dispatcher empties every tick."""
+    """A mailbox of progress events (JSON strings, each with its shipped artifacts or ``None``) that the dispatcher reads every tick.
+
+    Events are numbered in arrival order and kept until the dispatcher says
+    it has recorded them (``take(after)``): an interrupt or a lost reply
+    between taking events and recording them loses none, they come again.
+    """
 
     def __init__(self) -> None:
         """Start empty."""
         self._events: list[tuple[str, bytes | None]] = []
+        self._first = 0  # the number of self._events[0]
 
     def put(self, event: str, artifacts: bytes | None = None) -> None:
         """Add one event (a ``checkpoint_end`` of a shipping worker: with its checkpoint's packed directory)."""
         self._events.append((event, artifacts))
 
-    def take(self) -> list[tuple[str, bytes | None]]:
-        """Every event received since the last call, in arrival order."""
-        events, self._events = self._events, []
-        return events
+    def take(self, after: int = 0) -> list[tuple[str, bytes | None]]:
+        """Every event from number ``after`` on, in arrival order; those before it are forgotten (the caller has them)."""
+        if after > self._first:
+            del self._events[: after - self._first]
+            self._first = after
+        return list(self._events)
 
     def flush(self) -> None:
         """Nothing: returning means every earlier ``put`` of the caller has been received."""
@@ -154,6 +163,7 @@ def run_problem_job(job_json: str, channel: Any, ship: bool = False, resume: byt
     from agentrig.run.job import ProblemJob
     from agentrig.run.problem_run import run_problem
     from agentrig.run.progress import ProgressEvent
+    from agentrig.run.signals import deferred_interrupts
 
     job = ProblemJob.model_validate_json(job_json)
     work_dir: Path | None = None
@@ -170,7 +180,7 @@ def run_problem_job(job_json: str, channel: Any, ship: bool = False, resume: byt
         artifacts = None
         if work_dir is not None and event.kind == "checkpoint_end" and event.result is not None and event.checkpoint:
             artifacts = pack_checkpoint(work_dir, job.problem_name, event.checkpoint)
-        with sending:
+        with sending, deferred_interrupts():  # an event is sent whole before a stop request is answered
             channel.put.remote(event.model_dump_json(), artifacts)
 
     lock = -1
@@ -273,13 +283,18 @@ class ProblemWorker:
             ray.get(stop.wait.remote())
         except Exception:  # noqa: BLE001 - the actor died with the dispatcher: stop just the same
             pass
+        from agentrig.run.signals import STOP_REPEAT
+
         with self._lock:
             self._watched.discard(run)
             self._stopped.add(run)
-            if self._running != run:
-                return
-            self._signals += 1
-        os.kill(os.getpid(), signal.SIGTERM)
+        while True:  # asked again while it runs: a request Python dropped must not let the problem run on
+            with self._lock:
+                if self._running != run:
+                    return
+                self._signals += 1
+            os.kill(os.getpid(), signal.SIGTERM)
+            time.sleep(STOP_REPEAT)
 
     def run(
         self, job_json: str, problem: str, run: str, channel: Any, stop: Any, env: dict[str, str],

@@ -80,15 +80,18 @@ def _worker(jobs: Any, results: Any, parent: int) -> None:
     model client.
     """
     from agentrig.run.problem_run import run_problem
-    from agentrig.run.signals import install_termination_handler
+    from agentrig.run.signals import deferred_interrupts, install_termination_handler
 
     install_termination_handler()
-    if not _exit_with_dispatcher(parent):
-        return
+    try:
+        if not _exit_with_dispatcher(parent):
+            return
+    except KeyboardInterrupt:  # stopped before it took a job: nothing to clean up, nothing to say
+        sys.exit(130)
     sending = threading.Lock()  # agents may emit steps from their own threads
 
     def send(kind: bytes, payload: str) -> None:
-        with sending:
+        with sending, deferred_interrupts():  # a message cut by the stop request would garble the pipe
             results.send_bytes(kind + payload.encode("utf-8"))
 
     def emit(event: ProgressEvent) -> None:
@@ -169,6 +172,7 @@ class ProcessPool:
         from multiprocessing.connection import wait
 
         from agentrig.executors.preload import modules_for, worker_context
+        from agentrig.run.signals import deferred_interrupts
 
         context = worker_context(modules_for(jobs[0])) if jobs else multiprocessing.get_context("spawn")
         pending = deque(jobs)
@@ -215,13 +219,15 @@ class ProcessPool:
                 worker = talking[connection]  # type: ignore[index]
                 while worker.talking:
                     try:
-                        message = connection.recv_bytes()  # type: ignore[union-attr]
-                        kind, payload = message[:1], message[1:]
-                        if kind == _EVENT:
-                            emit(ProgressEvent.model_validate_json(payload))
-                        elif kind == _DONE:
-                            finish(worker, ProblemRecord.model_validate_json(payload))
-                            next_job(worker)
+                        # a message read is recorded whole before an interrupt is raised: else it would be lost
+                        with deferred_interrupts():
+                            message = connection.recv_bytes()  # type: ignore[union-attr]
+                            kind, payload = message[:1], message[1:]
+                            if kind == _EVENT:
+                                emit(ProgressEvent.model_validate_json(payload))
+                            elif kind == _DONE:
+                                finish(worker, ProblemRecord.model_validate_json(payload))
+                                next_job(worker)
                         if not connection.poll():  # type: ignore[union-attr]
                             break
                     except (EOFError, OSError, ValueError):  # it ended (a message cut short by its death)
@@ -274,18 +280,27 @@ class ProcessPool:
     @staticmethod
     def _shutdown(workers: list[_Worker], receive: Callable[[float], None]) -> None:
         """Ask every worker to stop (SIGTERM: agent cleanup, containers removed), then make sure."""
-        from agentrig.run.signals import deferred_interrupts
+        from agentrig.run.signals import STOP_REPEAT, deferred_interrupts
 
-        with deferred_interrupts():
+        def stop() -> None:
             for worker in workers:
                 if worker.process.is_alive() and worker.process.pid:
                     try:
                         os.kill(worker.process.pid, signal.SIGTERM)
                     except ProcessLookupError:
                         pass
+
+        with deferred_interrupts():
+            stop()
             deadline = time.monotonic() + SHUTDOWN_GRACE
+            asked = time.monotonic()
             while any(w.process.is_alive() for w in workers) and time.monotonic() < deadline:
                 receive(0.1)  # keep their pipes flowing so they can exit
+                if time.monotonic() - asked >= STOP_REPEAT:  # a request dropped is asked again (cleanup holds them)
+                    stop()
+                    asked = time.monotonic()
+            while any(w.talking for w in workers) and time.monotonic() < deadline:
+                receive(0.1)  # what they wrote before they ended, up to the end of their pipes
             for worker in workers:
                 if worker.process.is_alive():
                     worker.process.kill()

@@ -113,8 +113,8 @@ class _ProblemRun:
             return record
         start = todo[0]
         record.status = "running"
-        self.event("problem_start", message=f"resuming at checkpoint {start + 1}" if finished else None)
-        try:
+        try:  # an interrupt from the first event on is answered by a problem_end
+            self.event("problem_start", message=f"resuming at checkpoint {start + 1}" if finished else None)
             previous = self._prepare_workspace(start, finished)
             self._open(sum(line.cost or 0.0 for line in finished.values()), start)
             net_limit_hit = self._net_limit_reached()
