@@ -461,7 +461,7 @@ class RayExecutor(Executor):
             while refs and time.monotonic() < deadline:
                 _, refs = ray.wait(refs, num_returns=len(refs), timeout=0.2)
                 try:
-                    relay()
+                    relay()  # after the wait: what the problems sent before they returned is in the channel
                 except ray.exceptions.RayError:
                     break
             for slot in list(slots):

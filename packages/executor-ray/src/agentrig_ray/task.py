@@ -196,10 +196,19 @@ def run_problem_job(job_json: str, channel: Any, ship: bool = False, resume: byt
             os.close(lock)
         if work_dir is not None:
             shutil.rmtree(work_dir, ignore_errors=True)
+        with deferred_interrupts():  # also when stopped: its last events reach the channel before it returns
+            _flush(channel)
+    return record.model_dump_json()
+
+
+def _flush(channel: Any) -> None:
+    """Wait until the channel has every event this worker sent (a channel gone with its dispatcher: nothing to wait for)."""
     import ray
 
-    ray.get(channel.flush.remote())
-    return record.model_dump_json()
+    try:
+        ray.get(channel.flush.remote(), timeout=60)
+    except (ray.exceptions.RayError, TimeoutError):
+        pass
 
 
 def _interrupted(job_json: str) -> str:
