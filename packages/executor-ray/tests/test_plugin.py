@@ -35,3 +35,19 @@ def test_secrets_and_settings_are_told_apart() -> None:
     }
     assert secrets == {"OPENAI_API_KEY": "sk-1", "ANTHROPIC_AUTH_TOKEN": "tok", "VLLM_API_KEY": "v", "GITHUB_TOKEN": "gh"}
     assert is_secret("AWS_SECRET_ACCESS_KEY") and not is_secret("OPENAI_BASE_URL") and not is_secret("OPENAI_API_KEY_FILE")
+
+
+def test_a_ray_client_server_that_died_while_starting_names_the_heads_fix() -> None:
+    from agentrig_ray.executor import _connect_error
+
+    # what ray.init("ray://...") raises when the head's proxier could not start the client's server (Ray 2.60)
+    remote = (
+        "Traceback (most recent call last):\n  File \".../ray/util/client/server/proxier.py\", line 772, in Datapath\n"
+        "    raise RuntimeError(\nRuntimeError: Starting Ray client server failed. See ray_client_server_23000.err"
+        " for detailed logs.\n"
+    )
+    line = _connect_error("ray://10.0.0.1:10001", ConnectionAbortedError(f"Initialization failure from server:\n{remote}"))
+    assert line.startswith("cannot connect to the Ray cluster at ray://10.0.0.1:10001: ")
+    assert "GRPC_ENABLE_FORK_SUPPORT=0" in line and "\n" not in line and "Traceback" not in line
+    other = _connect_error("10.0.0.1:6379", ConnectionError("GCS at 10.0.0.1:6379 did not respond"))
+    assert other == "cannot reach the Ray cluster at 10.0.0.1:6379: GCS at 10.0.0.1:6379 did not respond"

@@ -119,6 +119,20 @@ def _check_reachable(address: str) -> None:
         raise ExecutorUnavailableError(f"cannot reach the Ray cluster at {_named(address)} ({reason}); check -c executor.address") from None
 
 
+def _connect_error(address: str, exc: BaseException) -> str:
+    """The line for a failed ``ray.init``; Ray Client's per-client server dying while starting names the head's fix."""
+    text = " ".join(str(exc).split())
+    if "Starting Ray client server failed" in text:
+        # the head's proxier forks it from a busy gRPC server, and gRPC's fork handlers (on by default)
+        # can crash the child before it runs (ray-project/ray#63202)
+        return (
+            f"cannot connect to the Ray cluster at {_named(address)}: the head's Ray Client server could not start"
+            " a server for this client (its process died while starting); start the head node with"
+            " GRPC_ENABLE_FORK_SUPPORT=0 in its environment, or use -c executor.address=HEAD:PORT"
+        )
+    return f"cannot reach the Ray cluster at {_named(address)}: {text[:300]}"
+
+
 def _last_error(exc: BaseException) -> str:
     """The last ``SomeError: text`` line of a Ray error (whose text holds a remote traceback, colored)."""
     import re
@@ -224,8 +238,7 @@ class RayExecutor(Executor):
                 log_to_driver=False,  # worker output would tear through the progress display
             )
         except (ConnectionError, RuntimeError, ValueError) as exc:
-            text = " ".join(str(exc).split())
-            raise ExecutorUnavailableError(f"cannot reach the Ray cluster at {_named(address)}: {text[:300]}") from None
+            raise ExecutorUnavailableError(_connect_error(address, exc)) from None
         self._connected = True
         _quiet_raylet_messages()
         self._pool_actor = self._check_pool(address)

@@ -153,6 +153,10 @@ class LocalRayCluster:
         # a token in ~/.ray/auth_token (written by any local ray.init()) would turn on token
         # authentication on the head but not on the second node, which then cannot join
         self.env.setdefault("RAY_AUTH_MODE", "disabled")
+        # the head's Ray Client proxier forks one server per ray:// client from a busy gRPC server; with
+        # gRPC's fork support on (grpcio's default) the child restarts gRPC's threads before exec and
+        # sometimes segfaults there ("Starting Ray client server failed", empty logs: ray-project/ray#63202)
+        self.env.setdefault("GRPC_ENABLE_FORK_SUPPORT", "0")
         self.head_cpus = head_cpus
         self.worker_cpus = worker_cpus
         self.hide_from_worker = hide_from_worker
