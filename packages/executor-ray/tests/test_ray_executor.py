@@ -14,6 +14,8 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -126,6 +128,22 @@ def _containers_of(engine: Any, out: Path) -> list[Any]:
     return [c for c in found if any(str(out) in m.get("Source", "") for m in c.attrs.get("Mounts", []))]
 
 
+@contextmanager
+def _reaped(dispatcher: subprocess.Popen[str]) -> Iterator[subprocess.Popen[str]]:
+    """Kill the dispatcher if it still runs when the block ends (a wait or an assertion failed inside)."""
+    try:
+        yield dispatcher
+    finally:
+        if dispatcher.poll() is None:
+            dispatcher.kill()
+
+
+def _kill9(dispatcher: subprocess.Popen[str]) -> None:
+    """``kill -9`` the dispatcher and wait until it is gone."""
+    dispatcher.send_signal(signal.SIGKILL)
+    dispatcher.wait(10)
+
+
 def _no_task_left(timeout: float = 60) -> None:
     from agentrig_ray.testing import task_workers
 
@@ -227,14 +245,11 @@ def test_a_worker_killed_mid_checkpoint_is_retried_from_its_last_finished_checkp
     out = tmp_path / "run"
     dispatcher, _ = _start_held_in_checkpoint_2(fake_openai_server, problem, out, [*_ray(ray_cluster), "-v"],
                                                 _env(agent_site, fake_openai_server.base_url))
-    try:
+    with _reaped(dispatcher):
         workers = task_workers("kill")  # this problem's: a task of an earlier test may still be ending
         assert len(workers) == 1, workers
         os.kill(workers[0], signal.SIGKILL)  # the worker dies mid-checkpoint 2, its model request unanswered
         _, err = dispatcher.communicate(timeout=RUN_TIMEOUT)
-    finally:
-        if dispatcher.poll() is None:
-            dispatcher.kill()
     assert dispatcher.returncode == 0, err
     assert "kill: started (resuming at checkpoint 2)" in err
     assert _raw_lines(out) == [("kill", "checkpoint_1"), ("kill", "checkpoint_2")]  # each recorded exactly once
@@ -255,14 +270,11 @@ def test_retries_are_bounded(ray_cluster, agent_site: Path, fake_openai_server, 
         [*_agent([problem]), *_ray(ray_cluster, "-c", "executor.max_retries=1"), "-q", "--output", str(out)],
         _env(agent_site, fake_openai_server.base_url),
     )
-    try:
+    with _reaped(dispatcher):
         for attempt in (1, 2):  # the first run and its one retry, each killed mid-checkpoint
             _wait_for(lambda: len(hang.held) >= attempt and task_workers("doomed"), RUN_TIMEOUT, f"attempt {attempt}")
             os.kill(task_workers("doomed")[0], signal.SIGKILL)
         stdout, err = dispatcher.communicate(timeout=RUN_TIMEOUT)
-    finally:
-        if dispatcher.poll() is None:
-            dispatcher.kill()
     assert dispatcher.returncode == 1, err
     assert "(raylet)" not in stdout + err, "Ray's own messages tore through the output"
     record = RunRecord.model_validate_json((out / "run.json").read_bytes())
@@ -279,16 +291,12 @@ def test_dispatcher_killed_then_resume_finishes_on_the_cluster(ray_cluster, agen
     out = tmp_path / "run"
     env = _env(agent_site, fake_openai_server.base_url)
     dispatcher = _start([*_agent(problems), *_ray(ray_cluster), "-q", "--output", str(out)], env)
-    try:
+    with _reaped(dispatcher):
         _wait_for(lambda: len(hang.held) == 2, RUN_TIMEOUT, "both problems in checkpoint 2")
         # checkpoint 1 is finished once the dispatcher has recorded it (a result still on its way is
         # lost with the dispatcher, and redone: recorded once all the same)
         _wait_for(lambda: (out / "results.jsonl").exists() and len(_raw_lines(out)) == 2, RUN_TIMEOUT, "checkpoint 1 recorded")
-        dispatcher.send_signal(signal.SIGKILL)
-        dispatcher.wait(10)
-    finally:
-        if dispatcher.poll() is None:
-            dispatcher.kill()
+        _kill9(dispatcher)
     # the workers notice that their dispatcher is gone and stop its problems as Ctrl-C does
     # (interrupted in their model call: the agent cleaned up); the records are the dispatcher's
     # alone, so problem.json says what it last wrote
@@ -321,13 +329,9 @@ def test_a_killed_dispatcher_leaves_no_child_process_behind(ray_cluster, agent_s
     out = tmp_path / "run"
     env = _env(agent_site, fake_openai_server.base_url)
     dispatcher = _start([*_agent([problem]), *_ray(ray_cluster), "-q", "--output", str(out)], env)
-    try:
+    with _reaped(dispatcher):
         _wait_for(lambda: processes_of(marker), RUN_TIMEOUT, "the agent's long command")
-        dispatcher.send_signal(signal.SIGKILL)
-        dispatcher.wait(10)
-    finally:
-        if dispatcher.poll() is None:
-            dispatcher.kill()
+        _kill9(dispatcher)
     _wait_for(lambda: not processes_of(marker), KILLED_DISPATCHER_CLEANUP, "the agent's command to be ended")
     _no_task_left(KILLED_DISPATCHER_CLEANUP)
     # the records are the dispatcher's alone: they say what it last wrote, never "completed"
@@ -354,14 +358,10 @@ def test_a_killed_dispatcher_leaves_no_container_behind(  # type: ignore[no-unty
         return _containers_of(docker_engine, out)
 
     dispatcher = _start([*_agent(problems), *_ray(ray_cluster), *docker, "-q", "--output", str(out)], env)
-    try:
+    with _reaped(dispatcher):
         _wait_for(lambda: len(hang.held) == 2, RUN_TIMEOUT, "both problems in checkpoint 2")
         assert len(containers()) == 2
-        dispatcher.send_signal(signal.SIGKILL)
-        dispatcher.wait(10)
-    finally:
-        if dispatcher.poll() is None:
-            dispatcher.kill()
+        _kill9(dispatcher)
     _wait_for(lambda: not containers(), KILLED_DISPATCHER_CLEANUP, "the problems' containers to be removed")
     _no_task_left(KILLED_DISPATCHER_CLEANUP)
     hang.released = True
@@ -378,15 +378,12 @@ def test_ctrl_c_cancels_every_task_and_leaves_a_resumable_run(ray_cluster, agent
     out = tmp_path / "run"
     env = _env(agent_site, fake_openai_server.base_url)
     dispatcher = _start([*_agent(problems), *_ray(ray_cluster), "-q", "--output", str(out)], env)
-    try:
+    with _reaped(dispatcher):
         _wait_for(lambda: len(hang.held) == 2, RUN_TIMEOUT, "two problems in their model call")  # 2 CPUs: the third waits
         clock = time.monotonic()
         dispatcher.send_signal(signal.SIGINT)
         _, err = dispatcher.communicate(timeout=120)
         took = time.monotonic() - clock
-    finally:
-        if dispatcher.poll() is None:
-            dispatcher.kill()
     assert dispatcher.returncode == 130, err
     assert took < 45, f"the tasks were not interrupted in their model calls ({took:.0f} s)"
     assert "Continue with:" in err and "--executor ray" in err
@@ -502,14 +499,11 @@ def test_ctrl_c_leaves_no_container_behind(  # type: ignore[no-untyped-def]
         [*_agent(problems), *_ray(ray_cluster), "--runtime", "docker", "--image", docker_test_image, "-q", "--output", str(out)],
         _env(agent_site, fake_openai_server.base_url),
     )
-    try:
+    with _reaped(dispatcher):
         _wait_for(lambda: len(hang.held) == 2, RUN_TIMEOUT, "both problems in their model call")
         assert len(containers()) == 2
         dispatcher.send_signal(signal.SIGINT)
         _, err = dispatcher.communicate(timeout=120)
-    finally:
-        if dispatcher.poll() is None:
-            dispatcher.kill()
     assert dispatcher.returncode == 130, err
     _no_task_left(10)
     assert containers() == [], "a container outlived its cancelled task"
@@ -646,16 +640,13 @@ def test_a_shipping_worker_killed_mid_checkpoint_resumes_from_the_shipped_snapsh
     out = _hidden_output(ray_cluster, "ship-kill")
     dispatcher, _ = _start_held_in_checkpoint_2(fake_openai_server, problem, out, [*_ship(ray_cluster), "-v"],
                                                 _env(agent_site, fake_openai_server.base_url))
-    try:
+    with _reaped(dispatcher):
         assert _raw_lines(out) == [("shipkill", "checkpoint_1")]  # recorded by the dispatcher, artifacts with it
         assert (out / "shipkill" / "checkpoint_1" / "snapshot" / "files" / "a.txt").read_text() == "tagsk\n"
         workers = task_workers("shipkill")
         assert len(workers) == 1, workers
         os.kill(workers[0], signal.SIGKILL)
         _, err = dispatcher.communicate(timeout=RUN_TIMEOUT)
-    finally:
-        if dispatcher.poll() is None:
-            dispatcher.kill()
     assert dispatcher.returncode == 0, err
     assert "shipkill: started (resuming at checkpoint 2)" in err
     assert _raw_lines(out) == [("shipkill", "checkpoint_1"), ("shipkill", "checkpoint_2")]
@@ -673,12 +664,8 @@ def test_a_shipping_run_whose_dispatcher_was_killed_resumes_from_the_head_s_snap
     out = _hidden_output(ray_cluster, "ship-resume")
     env = _env(agent_site, fake_openai_server.base_url)
     dispatcher, hang = _start_held_in_checkpoint_2(fake_openai_server, problem, out, [*_ship(ray_cluster), "-q"], env)
-    try:
-        dispatcher.send_signal(signal.SIGKILL)
-        dispatcher.wait(10)
-    finally:
-        if dispatcher.poll() is None:
-            dispatcher.kill()
+    with _reaped(dispatcher):
+        _kill9(dispatcher)
     _no_task_left(KILLED_DISPATCHER_CLEANUP)
     hang.released = True
     resumed = _run([*_agent([problem]), *_ship(ray_cluster), "-q", "--output", str(out), "--resume"], env)
