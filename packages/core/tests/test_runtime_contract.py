@@ -1,6 +1,7 @@
 """One suite for every runtime: the behaviour agents rely on, checked on the real thing.
 
-Each test runs on the ``local`` runtime and on the ``docker`` runtime (a real
+Each test runs on the ``local`` runtime, on the ``local`` runtime in its
+bubblewrap sandbox (``sandbox: bwrap``) and on the ``docker`` runtime (a real
 engine, the busybox test image); commands stick to what both a host and a
 busybox image offer.
 """
@@ -15,24 +16,42 @@ from pathlib import Path
 import pytest
 
 from agentrig.runtime.interface import Runtime, RuntimeEvent
+from agentrig.runtime.local import MARKER_ENV
+from agentrig.runtime.proctree import _running, marked_processes
 from agentrig.session import Session
 
 # A process counts as alive unless /proc says it is gone or a zombie.
 ALIVE = 'for p in $(cat {file}); do if [ -e /proc/$p ] && ! grep -q ") Z " /proc/$p/stat; then echo alive; else echo dead; fi; done'
 
 
-@pytest.fixture(params=["local", pytest.param("docker", marks=pytest.mark.docker)])
+@pytest.fixture(
+    params=["local", pytest.param("local-bwrap", marks=pytest.mark.bwrap), pytest.param("docker", marks=pytest.mark.docker)]
+)
 def session(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Session]:
     options: dict[str, object] = {}
-    if request.param == "docker":
+    runtime = request.param
+    if runtime == "docker":
         options["image"] = request.getfixturevalue("docker_test_image")
-    with Session.create(runtime=request.param, base_dir=tmp_path, runtime_options=options, env={"SESSION_VAR": "s"}) as s:
+    if runtime == "local-bwrap":  # the local runtime with its bubblewrap sandbox
+        runtime, options["sandbox"] = "local", "bwrap"
+    with Session.create(runtime=runtime, base_dir=tmp_path, runtime_options=options, env={"SESSION_VAR": "s"}) as s:
         yield s
 
 
 @pytest.fixture
 def runtime(session: Session) -> Runtime:
     return session.runtime
+
+
+def assert_none_left_on_the_host(runtime: Runtime) -> None:
+    """The local runtime (sandboxed or not): no process carrying its marker runs, as the host sees it.
+
+    Inside a sandbox a command sees only its own PID namespace, where a pid
+    written by an earlier command means nothing: the host's view is the proof.
+    """
+    if runtime.name == "local":
+        marker = runtime.environment[MARKER_ENV]  # type: ignore[attr-defined]
+        assert [pid for pid in marked_processes(MARKER_ENV, marker) if _running(pid)] == []
 
 
 def collect(events: Iterator[RuntimeEvent]) -> list[RuntimeEvent]:
@@ -89,6 +108,7 @@ def test_wall_timeout_kills_the_whole_tree(runtime: Runtime) -> None:
     assert result.exit_code is None
     assert result.elapsed < 10
     assert runtime.exec(ALIVE.format(file="pids")).stdout.split() == ["dead", "dead"]
+    assert_none_left_on_the_host(runtime)
 
 
 def test_idle_timeout_kills_a_silent_process(runtime: Runtime) -> None:
@@ -96,6 +116,7 @@ def test_idle_timeout_kills_a_silent_process(runtime: Runtime) -> None:
     assert result.timed_out and result.timeout_kind == "idle"
     assert result.stdout == "start\n"
     assert runtime.exec(ALIVE.format(file="pids")).stdout.split() == ["dead"]
+    assert_none_left_on_the_host(runtime)
 
 
 def test_idle_timeout_spares_a_chatty_process(runtime: Runtime) -> None:
@@ -192,3 +213,4 @@ def test_cleanup_kills_background_processes(session: Session) -> None:
     pids = (session.workspace.path / "pids").read_text().split()
     runtime.kill()
     assert runtime.exec(ALIVE.format(file="pids")).stdout.split() == ["dead"] * len(pids)
+    assert_none_left_on_the_host(runtime)

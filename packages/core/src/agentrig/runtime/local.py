@@ -5,6 +5,16 @@ closed unless given, in a minimal environment: a few variables inherited
 from the host (``PATH``, locale, ...), the session's isolated ``HOME`` and
 what the session and the call add. Nothing else of the host's environment
 (API keys included) reaches the command.
+
+Without a sandbox (``sandbox: none``, the default) a command runs as the
+user running agentrig, with everything that user can do: it can read the
+user's files and agentrig's own ``/proc/<pid>/environ`` (the API keys), write
+outside the workspace, signal agentrig, and use the network and every local
+socket (the Docker engine's included). ``sandbox: bwrap`` runs each command
+in a bubblewrap sandbox (:mod:`agentrig.runtime.sandbox`): the workspace, the
+session's ``HOME`` (and a workspace copy being tested) read-write, the rest of
+the system read-only, ``/run`` hidden, a private ``/tmp``, ``/proc`` and PID
+namespace, and no network unless ``network: host``.
 """
 
 from __future__ import annotations
@@ -17,9 +27,10 @@ import uuid
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator
+from pydantic_core import PydanticCustomError
 
 from agentrig.runtime.commands import merge_env, to_argv
 from agentrig.runtime.errors import parse_options
@@ -76,6 +87,36 @@ class LocalRuntimeConfig(BaseModel):
         default=True,
         description="Pass the host's certificate-bundle and tool-manager variables (SSL_CERT_FILE, RUSTUP_HOME, ...) when set.",
     )
+    sandbox: Literal["none", "bwrap"] = Field(
+        default="none",
+        description="'bwrap': every command in a bubblewrap sandbox (workspace and HOME writable, the rest of the "
+        "system read-only, /run hidden, private /tmp, /proc and PID namespace); 'none': no sandbox.",
+    )
+    network: Literal["none", "host"] | None = Field(
+        default=None,
+        description="With sandbox=bwrap: 'none' (default; the sandbox's own loopback only) or 'host'. "
+        "Without a sandbox commands always have the host's network.",
+    )
+
+    @field_validator("sandbox")
+    @classmethod
+    def _sandbox_works(cls, value: str) -> str:
+        if value == "bwrap":
+            from agentrig.runtime.sandbox import bwrap_problem
+
+            problem = bwrap_problem()
+            if problem is not None:
+                raise PydanticCustomError("sandbox_unavailable", problem)
+        return value
+
+    @field_validator("network")
+    @classmethod
+    def _network_needs_a_sandbox(cls, value: str | None, info: ValidationInfo) -> str | None:
+        if value == "none" and info.data.get("sandbox", "none") == "none":
+            raise PydanticCustomError(
+                "network_needs_sandbox", "'none' needs sandbox=bwrap (without a sandbox commands use the host's network)"
+            )
+        return value
 
 
 class LocalProcess(SupervisedProcess):
@@ -220,6 +261,7 @@ class LocalRuntime(Runtime):
         self._env[MARKER_ENV] = self._marker
         self._processes = ProcessSet()
         self._closed = False
+        self._copies: set[Path] = set()  # workspace copies being tested: writable in the sandbox too
         self._removals: list[threading.Thread] = []
 
     @property
@@ -284,6 +326,11 @@ class LocalRuntime(Runtime):
         full_env = merge_env(self._env, env)
         directory = self.workspace if cwd is None else (self.workspace / cwd)
         data = stdin.encode("utf-8") if isinstance(stdin, str) else stdin
+        if self.config.sandbox == "bwrap":
+            sandboxed = self._sandboxed(argv, full_env, directory)
+            if isinstance(sandboxed, FinishedProcess):
+                return sandboxed
+            argv = sandboxed
         try:
             process = LocalProcess(
                 argv,
@@ -304,6 +351,30 @@ class LocalRuntime(Runtime):
         self._processes.add(process)
         return process
 
+    def _sandboxed(self, argv: list[str], env: dict[str, str], directory: Path) -> list[str] | FinishedProcess:
+        """``argv`` wrapped in a bubblewrap sandbox (``env`` gets the sandbox's ``TMPDIR``), or how it ended already."""
+        import shutil
+
+        from agentrig.runtime.sandbox import BwrapSpec, bwrap_argv
+
+        # found before the sandbox starts: bwrap reports a missing program as exit status 1, not 127
+        if "/" in argv[0]:
+            program = str(directory / argv[0]) if os.path.isfile(directory / argv[0]) else None
+            if program is not None and not os.access(program, os.X_OK):
+                return FinishedProcess(126, f"agentrig: permission denied: {argv[0]}\n")
+        else:
+            program = shutil.which(argv[0], path=env.get("PATH", os.defpath))
+        if program is None:
+            if not directory.is_dir():
+                return FinishedProcess(126, f"agentrig: working directory '{directory}' does not exist\n")
+            return FinishedProcess(127, f"agentrig: command not found: {argv[0]}\n")
+        if "TMPDIR" in env:
+            env["TMPDIR"] = "/tmp"  # the host's may be read-only in the sandbox; its /tmp is private and writable
+        writable = [str(self.workspace), *([str(self._home)] if self._home is not None else [])]
+        writable += [str(copy) for copy in sorted(self._copies) if directory == copy or copy in directory.parents]
+        spec = BwrapSpec(writable=tuple(writable), network=self.config.network == "host", chdir=str(directory))
+        return bwrap_argv(spec, argv)
+
     @contextmanager
     def workspace_copy(self) -> Iterator[WorkspaceCopy]:
         """A copy of the workspace on the host, beside it (same file system), removed afterwards."""
@@ -318,9 +389,11 @@ class LocalRuntime(Runtime):
             shutil.copytree(self.workspace, copy, symlinks=True)
         except OSError as exc:
             raise RuntimeFileError(f"cannot copy the workspace for the tests: {exc}") from None
+        self._copies.add(copy)
         try:
             yield WorkspaceCopy(path=str(copy), host=copy)
         finally:
+            self._copies.discard(copy)
             # removed off the evaluation's path (unlinks are slow on some file systems); cleanup() waits
             self._removals = [t for t in self._removals if t.is_alive()]
             remover = threading.Thread(

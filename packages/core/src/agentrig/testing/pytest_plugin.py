@@ -12,7 +12,7 @@ import pytest
 
 from agentrig.plugins import PluginRegistry, get_registry, reset_registry
 
-pytest_plugins = ["agentrig.testing.docker", "agentrig.testing.browser", "agentrig.testing.llama"]
+pytest_plugins = ["agentrig.testing.docker", "agentrig.testing.browser", "agentrig.testing.llama", "agentrig.testing.sandbox"]
 
 # Fixture modules: one import line each (re-exported names are what pytest collects).
 from agentrig.testing.fake_fixtures import fake_anthropic_server, fake_openai_server  # noqa: F401
