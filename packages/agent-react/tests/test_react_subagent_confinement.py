@@ -1,7 +1,8 @@
 """Subagents' commands are confined to their directory: escapes by '..', absolute paths and symlinks fail.
 
-Real files, real commands: the local runtime under Landlock, the Docker
-runtime with a container holding only the subagent's directory.
+Real files, real commands: the local runtime in a bubblewrap sandbox and
+under Landlock (each test that can runs under both), the Docker runtime with
+a container holding only the subagent's directory.
 """
 
 from __future__ import annotations
@@ -17,6 +18,8 @@ from agentrig.runtime.interface import Runtime
 from agentrig.session import Session
 from agentrig.testing.fake_server import FakeModelServer
 from agentrig.trajectory import ToolUseStep
+import agentrig_react.confinement as confinement
+from agentrig.testing.sandbox import require_bwrap
 from agentrig_react.confinement import ConfinementError, confine, landlock_abi
 
 from .conftest import FAST_RETRY, build_agent
@@ -32,6 +35,22 @@ def landlock() -> None:
         if os.environ.get("CI"):
             pytest.fail(message)
         pytest.skip(message)
+
+
+@pytest.fixture(params=["bwrap", "landlock"])
+def mechanism(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    """The local runtime's confinement under test; returns the ``confine`` mode that selects it.
+
+    ``bwrap``: the real bubblewrap (skips locally, fails under CI, without it).
+    ``landlock``: the real Landlock, as on a machine without bubblewrap, where
+    only ``best_effort`` accepts it.
+    """
+    if request.param == "bwrap":
+        require_bwrap()
+        return "strict"
+    request.getfixturevalue("landlock")
+    monkeypatch.setattr(confinement, "bwrap_problem", lambda: "bubblewrap (bwrap) is not installed: apt-get install bubblewrap")
+    return "best_effort"
 
 
 def helper(server: FakeModelServer, **extra: object) -> dict:
@@ -83,23 +102,29 @@ def _check_escapes_failed(agent, session: Session, *, root_listing_refused: bool
 
 
 def test_local_subagent_commands_cannot_escape(
-    landlock: None, fake_openai_server: FakeModelServer, session: Session
+    mechanism: str, request: pytest.FixtureRequest, fake_openai_server: FakeModelServer, session: Session
 ) -> None:
+    kind = request.node.callspec.params["mechanism"]
     (session.workspace.path / "secret.txt").write_text(SECRET)
     _script_escapes(fake_openai_server, str(session.workspace.path))
-    agent = build_agent(fake_openai_server, "openai", subagents=[helper(fake_openai_server)])
+    agent = build_agent(fake_openai_server, "openai", subagents=[helper(fake_openai_server, confine=mechanism)])
     agent.setup(session)
     try:
         result = agent.run_checkpoint("Delegate the probe.")
     finally:
         agent.cleanup()
     assert result.stop_reason == "submitted" and not result.had_error
-    _check_escapes_failed(agent, session, root_listing_refused=True, signals_scoped=landlock_abi() >= 6)
+    landlock = kind == "landlock"
+    _check_escapes_failed(
+        agent, session, root_listing_refused=landlock, signals_scoped=not landlock or landlock_abi() >= 6
+    )
     (run,) = agent.subagent_runs
-    assert run.confinement == "landlock"
-    assert "Permission denied" in next(s.result for s in run.steps if isinstance(s, ToolUseStep))
+    assert run.confinement == kind
+    # Landlock refuses the parent's files; in the sandbox they do not exist
+    refusal = "Permission denied" if landlock else "No such file or directory"
+    assert refusal in next(s.result for s in run.steps if isinstance(s, ToolUseStep))
     delegated = next(s for s in agent._trajectory if isinstance(s, ToolUseStep) and s.tool == "helper")
-    assert delegated.metadata is not None and delegated.metadata["confinement"] == "landlock"
+    assert delegated.metadata is not None and delegated.metadata["confinement"] == kind
     assert delegated.metadata["status"] == "ok" and delegated.metadata["directory"] == "subagents/helper/001"
 
 
@@ -167,12 +192,19 @@ def test_strict_confinement_is_refused_where_it_cannot_hold(
     assert message.startswith("react config: subagents 'helper': confine: strict cannot be honoured: the 'elsewhere' runtime")
     assert "confine: best_effort" in message and "\n" not in message
     agent.cleanup()
-    # A kernel without Landlock: the local runtime refuses strict too, and names the kernel feature.
-    import agentrig_react.confinement as confinement
-
+    # Without bubblewrap, Landlock cannot hold the Docker socket: the local runtime refuses strict, naming
+    # what to install, in one line.
+    monkeypatch.setattr(confinement, "bwrap_problem", lambda: "bubblewrap (bwrap) is not installed: apt-get install bubblewrap")
+    with Session.create(base_dir=tmp_path / "s") as session:
+        with pytest.raises(ConfinementError) as refused:
+            confine(session.runtime, session.workspace.path / "sub", "strict")
+        assert "apt-get install bubblewrap" in str(refused.value) and "\n" not in str(refused.value)
+        if landlock_abi() >= 1:
+            assert "cannot keep commands from the Docker socket" in str(refused.value)
+    # A kernel without Landlock either: refused too, and the kernel's lack is named.
     monkeypatch.setattr(confinement, "landlock_abi", lambda: 0)
     with Session.create(base_dir=tmp_path / "s") as session:
-        with pytest.raises(ConfinementError, match="this kernel offers no Landlock"):
+        with pytest.raises(ConfinementError, match="this kernel offers no Landlock either"):
             confine(session.runtime, session.workspace.path / "sub", "strict")
         # best_effort falls back to starting commands in the directory, and says so in the flags
         runtime, kind = confine(session.runtime, session.workspace.path / "sub", "best_effort")
@@ -192,17 +224,20 @@ def nested_session(tmp_path: Path) -> Iterator[Session]:
         yield made
 
 
-def test_landlock_view_over_a_view_confines_to_the_inner_directory(landlock: None, nested_session: Session) -> None:
+def test_a_view_over_a_view_confines_to_the_inner_directory(
+    mechanism: str, request: pytest.FixtureRequest, nested_session: Session
+) -> None:
     workspace = nested_session.workspace.path
     (workspace / "outer").mkdir()
     (workspace / "outer/outer.txt").write_text("outer")
-    outer, _ = confine(nested_session.runtime, workspace / "outer", "strict")
-    inner, kind = confine(outer, workspace / "outer/inner", "strict")
+    outer, _ = confine(nested_session.runtime, workspace / "outer", mechanism)  # type: ignore[arg-type]
+    inner, kind = confine(outer, workspace / "outer/inner", mechanism)  # type: ignore[arg-type]
     (workspace / "outer/inner").mkdir()
     try:
-        assert kind == "landlock"
+        assert kind == request.node.callspec.params["mechanism"]
         result = inner.exec("cat ../outer.txt; echo mine > mine.txt; cat mine.txt")
-        assert "Permission denied" in result.stderr and result.stdout == "mine\n"
+        refusal = "Permission denied" if kind == "landlock" else "No such file or directory"
+        assert refusal in result.stderr and result.stdout == "mine\n"
         assert outer.exec("cat outer.txt").stdout == "outer"
     finally:
         inner.cleanup()
@@ -233,10 +268,10 @@ def test_a_symlink_planted_as_the_call_directory_is_refused(
     assert list(outside.iterdir()) == [] and len(server.model_requests) == 2
 
 
-def test_landlock_launcher_reports_like_a_shell(landlock: None, nested_session: Session) -> None:
+def test_confined_commands_report_like_a_shell(mechanism: str, nested_session: Session) -> None:
     sub = nested_session.workspace.path / "sub"
     sub.mkdir()
-    runtime, _ = confine(nested_session.runtime, sub, "strict")
+    runtime, _ = confine(nested_session.runtime, sub, mechanism)  # type: ignore[arg-type]
     try:
         missing = runtime.exec(["no-such-program-xyz", "arg"])
         assert missing.exit_code == 127 and "agentrig: command not found: no-such-program-xyz" in missing.stderr

@@ -39,8 +39,9 @@ class SubagentConfig(BaseModel):
     )
     confine: Literal["strict", "best_effort"] = Field(
         default="strict",
-        description="strict: refuse to run unless commands can be confined to the directory (container or Landlock); "
-        "best_effort: fall back to starting commands in it.",
+        description="strict: refuse to run unless commands can be confined to the directory, kept from the Docker "
+        "socket and the network (a container, or bubblewrap on the local runtime); best_effort: fall back to "
+        "Landlock (files and TCP only), then to starting commands in the directory.",
     )
     isolation: Literal["per_call", "shared"] = Field(
         default="per_call",

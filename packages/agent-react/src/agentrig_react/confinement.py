@@ -1,33 +1,50 @@
 """Where a subagent's commands run: confined to its directory, as strongly as the runtime allows.
 
-Three kinds of confinement, strongest first:
+Four kinds of confinement, strongest first; the first this machine offers is used:
 
 ``container`` (the ``docker`` runtime)
     Each subagent call gets a container of its own, from the parent's image
     and options, with only its directory mounted (at ``/workspace``). Nothing
     else of the parent's workspace exists in it.
-``landlock`` (the ``local`` runtime, Linux >= 5.13 with Landlock enabled)
+``bwrap`` (the ``local`` runtime, where bubblewrap works: ``apt-get install bubblewrap``)
+    Every command runs in a bubblewrap sandbox of its own: new mount, PID,
+    network, IPC and user namespaces, every capability dropped. It sees its
+    directory and a private ``HOME``/``TMPDIR`` (read-write), the system
+    directories (``/usr``, ``/bin``, ``/lib*``, ``/etc``, ``/opt``, Python's
+    installation; read-only), a private ``/tmp``, ``/proc`` (its own processes
+    only) and a minimal ``/dev``. Nothing else exists: not the parent's
+    workspace, not ``/run`` nor ``/var/run`` (the Docker socket), not the
+    user's home. It has no network: only a loopback of its own, so the host's
+    ``127.0.0.1`` and abstract Unix sockets are out of reach, and it cannot
+    signal a process outside its sandbox.
+``landlock`` (the ``local`` runtime without bubblewrap, Linux >= 5.13; ``confine: best_effort`` only)
     Every command runs under a kernel Landlock domain: it may read, write and
     run files only beneath the subagent's directory and a private temporary
     directory (``HOME`` and ``TMPDIR``); it may read and run the system
-    directories (``/usr``, ``/bin``, ``/lib*``, ``/etc``, ``/opt``, Python's
-    installation); ``/dev`` allows reading and writing existing devices. The
+    directories; ``/dev`` allows reading and writing existing devices. The
     rest of the filesystem, the parent's workspace included, is refused
     (``Permission denied``) whatever the path: ``..``, absolute, or through a
-    symlink. With Landlock ABI >= 6 the commands also cannot signal processes
-    outside their domain. Not confined: the network, and reading a system
-    directory above that holds the workspace (such a directory is dropped
-    from the readable list, so commands there may fail rather than leak).
-    No privilege is needed; a process cannot lift its own Landlock domain.
+    symlink. With Landlock ABI >= 4 it can neither bind nor connect TCP; with
+    ABI >= 6 it can neither reach abstract Unix sockets nor signal processes
+    outside its domain. **Not held:** ``connect()`` to a pathname Unix socket
+    such as ``/var/run/docker.sock`` (Landlock does not check it in any ABI
+    used here: a command could start a container mounting any host path),
+    UDP, and reading a system directory above that holds the workspace (such a
+    directory is dropped from the readable list). This is why ``confine:
+    strict`` never settles for Landlock.
 ``cwd`` (any other runtime, only with ``confine: best_effort``)
     Commands only *start* in the subagent's directory; they can reach the
-    rest of the workspace. ``confine: strict`` (the default) refuses this.
+    rest of the workspace.
+
+``confine: strict`` (the default) accepts ``container`` and ``bwrap`` only and
+otherwise refuses in one line naming what to install.
 """
 
 from __future__ import annotations
 
 import os
 import sys
+from abc import abstractmethod
 import tempfile
 import threading
 from collections.abc import Mapping
@@ -39,9 +56,12 @@ from agentrig.runtime.commands import to_argv
 from agentrig.runtime.interface import Command, Runtime, RuntimeProcess
 
 ConfineMode = Literal["strict", "best_effort"]
-ConfinementKind = Literal["container", "landlock", "cwd"]
+ConfinementKind = Literal["container", "bwrap", "landlock", "cwd"]
 
-#: Readable (and runnable) system directories for Landlock-confined commands, when they exist.
+#: The kinds that hold files, the Docker socket and the network: the only ones ``confine: strict`` accepts.
+STRICT_KINDS: tuple[ConfinementKind, ...] = ("container", "bwrap")
+
+#: Readable (and runnable) system directories for confined commands, when they exist.
 SYSTEM_DIRECTORIES = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc", "/opt")
 
 
@@ -57,6 +77,13 @@ def landlock_abi() -> int:
     return landlock.abi()
 
 
+def bwrap_problem() -> str | None:
+    """Why bubblewrap cannot sandbox commands here (one line), or ``None`` when it can; checked once per process."""
+    from agentrig.runtime.sandbox import bwrap_problem as problem
+
+    return problem()
+
+
 @lru_cache(maxsize=1)
 def _launcher_source() -> str:
     return (Path(__file__).with_name("landlock.py")).read_text(encoding="utf-8")
@@ -64,7 +91,7 @@ def _launcher_source() -> str:
 
 def _base(runtime: Runtime) -> Runtime:
     """The runtime a confined view wraps (views over views confine to the innermost directory)."""
-    while isinstance(runtime, (LandlockRuntime, CwdRuntime)):
+    while isinstance(runtime, _View):
         runtime = runtime.parent
     return runtime
 
@@ -76,21 +103,34 @@ def _is_docker(base: Runtime) -> bool:
 def confinement_kind(runtime: Runtime, mode: ConfineMode) -> ConfinementKind:
     """How commands in ``runtime`` would be confined, checked without starting anything.
 
-    Raises :class:`ConfinementError` (one line: why, and what to do) when
-    ``mode`` is ``strict`` and neither a container nor Landlock can confine them.
+    Container, then bubblewrap, then (``best_effort`` only) Landlock, then
+    (``best_effort`` only) the starting directory. Raises
+    :class:`ConfinementError` (one line: why, and what to do) when ``mode`` is
+    ``strict`` and neither a container nor bubblewrap can confine them.
     """
     base = _base(runtime)
     if _is_docker(base):
         return "container"
     if base.name == "local" and hasattr(base, "workspace"):
-        if landlock_abi() >= 1:
-            return "landlock"
-        why = "this kernel offers no Landlock (it needs Linux >= 5.13 with the 'landlock' LSM enabled)"
-    else:
-        why = f"the '{base.name}' runtime offers no way to confine commands to a directory"
+        problem = bwrap_problem()
+        if problem is None:
+            return "bwrap"
+        if mode == "best_effort":
+            return "landlock" if landlock_abi() >= 1 else "cwd"
+        abi = landlock_abi()
+        landlock = (
+            f"Landlock (ABI {abi}) cannot keep commands from the Docker socket"
+            if abi >= 1
+            else "this kernel offers no Landlock either"
+        )
+        raise ConfinementError(
+            f"confine: strict cannot be honoured: {problem}; {landlock}. Install it (apt-get install bubblewrap), "
+            "use the docker runtime, or set confine: best_effort"
+        )
     if mode == "strict":
         raise ConfinementError(
-            f"confine: strict cannot be honoured: {why}; use the docker runtime, or set confine: best_effort "
+            f"confine: strict cannot be honoured: the '{base.name}' runtime offers no way to confine commands to "
+            "a directory; use the docker runtime, or set confine: best_effort "
             "(commands then only start in the subagent's directory)"
         )
     return "cwd"
@@ -110,6 +150,8 @@ def confine(runtime: Runtime, host_directory: Path, mode: ConfineMode) -> tuple[
         options = base.config.model_copy(update={"sweep_stale": False})  # type: ignore[attr-defined]
         env = {k: v for k, v in getattr(base, "environment", {}).items() if k != "HOME"}
         return DockerRuntime(host_directory, env=env, config=options, client=base.client), kind  # type: ignore[attr-defined]
+    if kind == "bwrap":
+        return BwrapRuntime(base, host_directory, protected=Path(base.workspace)), kind  # type: ignore[attr-defined]
     if kind == "landlock":
         return LandlockRuntime(base, host_directory, protected=Path(base.workspace)), kind  # type: ignore[attr-defined]
     return CwdRuntime(runtime, host_directory), kind
@@ -183,36 +225,47 @@ class CwdRuntime(_View):
         )
 
 
-class LandlockRuntime(_View):
-    """Commands of the local runtime confined by Landlock to one directory (see the module's docstring)."""
+def readable_system_directories(protected: Path) -> list[str]:
+    """The system directories (and Python's installation) a confined command may read and run, resolved.
+
+    A directory that holds ``protected`` (the workspace), or lies inside it, is left out.
+    """
+    protected = protected.resolve()
+    readable: list[str] = []
+    python = [sys.prefix, sys.base_prefix, str(Path(sys.executable).resolve().parent.parent)]
+    for candidate in (*SYSTEM_DIRECTORIES, *python):
+        path = Path(candidate)
+        if not path.exists():
+            continue
+        real = path.resolve()
+        if real == protected or real in protected.parents or protected in real.parents:
+            continue  # reading it would reach the workspace
+        if str(real) not in readable:
+            readable.append(str(real))
+    return readable
+
+
+class _ConfinedView(_View):
+    """A view of the local runtime whose commands see one directory and a private ``HOME``/``TMPDIR``."""
+
+    kind: ConfinementKind
 
     def __init__(self, parent: Runtime, host_directory: Path, *, protected: Path) -> None:
         """Confine commands to ``host_directory``; no readable directory may hold ``protected`` (the workspace)."""
         super().__init__(parent)
         self.directory = Path(host_directory).resolve()
         self.private = Path(tempfile.mkdtemp(prefix="agentrig-subagent-"))
-        self.name = f"{parent.name}:landlock"
-        protected = protected.resolve()
-        readable: list[str] = []
-        python = [sys.prefix, sys.base_prefix, str(Path(sys.executable).resolve().parent.parent)]
-        for candidate in (*SYSTEM_DIRECTORIES, *python):
-            path = Path(candidate)
-            if not path.exists():
-                continue
-            real = path.resolve()
-            if real == protected or real in protected.parents or protected in real.parents:
-                continue  # reading it would reach the workspace
-            if str(real) not in readable:
-                readable.append(str(real))
-        self.readable = readable
-        self._spec: list[str] = ["--rw", str(self.directory), "--rw", str(self.private), "--dev", "/dev"]
-        for path in readable:
-            self._spec += ["--ro", path]
+        self.name = f"{parent.name}:{self.kind}"
+        self.readable = readable_system_directories(protected)
 
     @property
     def workdir(self) -> str:
         """The directory, as a host path."""
         return str(self.directory)
+
+    @abstractmethod
+    def _wrap(self, argv: list[str], directory: str) -> list[str]:
+        """``argv`` as the command line that runs it confined, starting in ``directory``."""
 
     def start(
         self,
@@ -224,10 +277,10 @@ class LandlockRuntime(_View):
         stdin: str | bytes | None = None,
         cwd: str | None = None,
     ) -> RuntimeProcess:
-        """Start ``command`` under the Landlock launcher, in the directory unless ``cwd`` says otherwise."""
-        argv = [sys.executable, "-I", "-S", "-c", _launcher_source(), *self._spec, "--", *to_argv(command)]
+        """Start ``command`` confined, in the directory unless ``cwd`` says otherwise."""
         environment = {"HOME": str(self.private), "TMPDIR": str(self.private), **(env or {})}
         directory = self.workdir if cwd is None else os.path.join(self.workdir, cwd)
+        argv = self._wrap(to_argv(command), directory)
         return self._track(
             self.parent.start(
                 argv, env=environment, timeout=timeout, idle_timeout=idle_timeout, stdin=stdin, cwd=directory
@@ -240,3 +293,42 @@ class LandlockRuntime(_View):
         import shutil
 
         shutil.rmtree(self.private, ignore_errors=True)
+
+
+#: Run inside the sandbox before the command: a missing program is reported as a shell would (127).
+_BWRAP_EXEC = 'command -v "$1" >/dev/null 2>&1 || { echo "agentrig: command not found: $1" >&2; exit 127; }; exec "$@"'
+
+
+class BwrapRuntime(_ConfinedView):
+    """Commands of the local runtime, each in a bubblewrap sandbox holding one directory (see the module's docstring)."""
+
+    kind: ConfinementKind = "bwrap"
+
+    def __init__(self, parent: Runtime, host_directory: Path, *, protected: Path) -> None:
+        """Confine commands to ``host_directory``; no readable directory may hold ``protected`` (the workspace)."""
+        super().__init__(parent, host_directory, protected=protected)
+        # the sandbox's root is empty: system directories that are symlinks (/bin -> usr/bin) are made again
+        links = [d for d in SYSTEM_DIRECTORIES if os.path.islink(d) and str(Path(d).resolve()) in self.readable]
+        self._visible = (*links, *self.readable)
+
+    def _wrap(self, argv: list[str], directory: str) -> list[str]:
+        from agentrig.runtime.sandbox import BwrapSpec, bwrap_argv
+
+        spec = BwrapSpec(writable=(str(self.directory), str(self.private)), readable=self._visible, chdir=directory)
+        return bwrap_argv(spec, ["/bin/sh", "-c", _BWRAP_EXEC, "sh", *argv])
+
+
+class LandlockRuntime(_ConfinedView):
+    """Commands of the local runtime confined by Landlock to one directory (see the module's docstring)."""
+
+    kind: ConfinementKind = "landlock"
+
+    def __init__(self, parent: Runtime, host_directory: Path, *, protected: Path) -> None:
+        """Confine commands to ``host_directory``; no readable directory may hold ``protected`` (the workspace)."""
+        super().__init__(parent, host_directory, protected=protected)
+        self._spec: list[str] = ["--rw", str(self.directory), "--rw", str(self.private), "--dev", "/dev"]
+        for path in self.readable:
+            self._spec += ["--ro", path]
+
+    def _wrap(self, argv: list[str], directory: str) -> list[str]:
+        return [sys.executable, "-I", "-S", "-c", _launcher_source(), *self._spec, "--", *argv]

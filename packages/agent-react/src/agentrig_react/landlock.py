@@ -6,8 +6,17 @@ as the launcher of every confined command, ``python -I -S -c <this file's text>
 ``exec``s ``ARGV`` (no ``json`` or ``re``: each import costs start-up time). The
 restriction is the kernel's, needs no privilege, is inherited by every
 descendant and cannot be lifted: the command can read, write and run files only
-beneath the ``rw`` directories, read and run files beneath the ``ro`` ones, and
-(Landlock ABI >= 6) cannot signal processes outside its domain.
+beneath the ``rw`` directories, read and run files beneath the ``ro`` ones;
+with Landlock ABI >= 4 it can neither bind nor connect a TCP socket (any
+address, the host's ``127.0.0.1`` included); with ABI >= 6 it can neither
+connect to an abstract Unix socket created outside its domain nor signal a
+process outside it.
+
+Not held by any ABI used here: ``connect()`` to a *pathname* Unix socket
+(``/var/run/docker.sock``) works even where the socket's directory is not
+readable (the kernel resolves the path without a Landlock check before ABI 9's
+``LANDLOCK_ACCESS_FS_RESOLVE_UNIX``), and UDP is not restricted. Callers that
+need those held use bubblewrap (:mod:`agentrig.runtime.sandbox`).
 """
 
 from __future__ import annotations
@@ -30,7 +39,20 @@ _READ_DIR = 1 << 3
 _REFER = 1 << 13
 _TRUNCATE = 1 << 14
 _IOCTL_DEV = 1 << 15
+_NET_BIND_TCP = 1 << 0
+_NET_CONNECT_TCP = 1 << 1
+_SCOPE_ABSTRACT_UNIX_SOCKET = 1 << 0
 _SCOPE_SIGNAL = 1 << 1
+
+
+def _handled_net(abi: int) -> int:
+    """TCP bind and connect (ABI >= 4): handled with no rule allowing them, so every port is refused."""
+    return _NET_BIND_TCP | _NET_CONNECT_TCP if abi >= 4 else 0
+
+
+def _scoped(abi: int) -> int:
+    """Abstract Unix sockets and signals (ABI >= 6): refused across the domain's boundary."""
+    return _SCOPE_ABSTRACT_UNIX_SOCKET | _SCOPE_SIGNAL if abi >= 6 else 0
 
 
 def _handled_fs(abi: int) -> int:
@@ -73,13 +95,14 @@ class _PathBeneathAttr(ctypes.Structure):
 
 def restrict(rw: list[str], ro: list[str], devices: list[str]) -> int:
     """Restrict this process (and what it starts) to ``rw`` (everything), ``ro`` (read, run) and
-    ``devices`` (read, write existing files); returns the ABI used. Raises ``OSError`` on failure."""
+    ``devices`` (read, write existing files), without TCP (ABI >= 4), abstract Unix sockets or signals
+    beyond its domain (ABI >= 6); returns the ABI used. Raises ``OSError`` on failure."""
     version = abi()
     if version < 1:
         raise OSError("Landlock is not available in this kernel")
     libc = _libc()
     handled = _handled_fs(version)
-    attr = _RulesetAttr(handled, 0, _SCOPE_SIGNAL if version >= 6 else 0)
+    attr = _RulesetAttr(handled, _handled_net(version), _scoped(version))
     size = 24 if version >= 6 else 16 if version >= 4 else 8
     ruleset = libc.syscall(_SYS_CREATE_RULESET, ctypes.byref(attr), ctypes.c_size_t(size), ctypes.c_uint32(0))
     if ruleset < 0:

@@ -282,7 +282,8 @@ class SubagentTool:
 
 _CONFINEMENT_FLAGS: dict[str, str] = {
     "container": "confinement: you run in a container holding only your directory",
-    "landlock": "confinement: files outside your directory are refused (Landlock)",
+    "bwrap": "confinement: you run in a sandbox holding only your directory and the system's programs; no network",
+    "landlock": "confinement: files outside your directory and TCP connections are refused (Landlock)",
     "cwd": "confinement: none beyond starting in your directory; do not touch files outside it",
 }
 
