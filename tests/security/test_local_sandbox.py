@@ -77,6 +77,26 @@ def test_local_sandbox_hides_agentrigs_environment(tmp_path: Path, fake_openai_s
     assert API_KEY not in text
 
 
+def test_local_sandbox_cannot_read_agentrigs_credential_files(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    require_bwrap()
+    # outside /tmp (the sandbox's /tmp is its own, which would hide the file whatever the sandbox did)
+    config = Path("/var/tmp") / f"agentrig-test-{uuid.uuid4().hex}"
+    (config / "agentrig" / "credentials").mkdir(parents=True)
+    key = config / "agentrig" / "credentials" / "openai"
+    key.write_text("sk-from-the-credentials-file")
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(config))
+    try:
+        with Session.create(base_dir=tmp_path, runtime_options={"sandbox": "bwrap"}) as session:
+            result = session.runtime.exec(f"cat {key}")
+            beside = session.runtime.exec(f"ls {config}/agentrig")  # the directory above stays visible
+    finally:
+        key.unlink()
+        for directory in (key.parent, key.parent.parent, config):
+            directory.rmdir()
+    assert "sk-from-the-credentials-file" not in result.stdout and result.exit_code != 0
+    assert beside.stdout.split() == ["credentials"]
+
+
 def test_local_sandbox_cannot_reach_the_docker_socket(
     sandboxed: Session, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

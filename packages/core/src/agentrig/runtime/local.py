@@ -13,8 +13,9 @@ outside the workspace, signal agentrig, and use the network and every local
 socket (the Docker engine's included). ``sandbox: bwrap`` runs each command
 in a bubblewrap sandbox (:mod:`agentrig.runtime.sandbox`): the workspace, the
 session's ``HOME`` (and a workspace copy being tested) read-write, the rest of
-the system read-only, ``/run`` hidden, a private ``/tmp``, ``/proc`` and PID
-namespace, and no network unless ``network: host``.
+the system read-only, ``/run`` and agentrig's credential directory hidden, a
+private ``/tmp``, ``/proc`` and PID namespace, and no network unless
+``network: host``.
 """
 
 from __future__ import annotations
@@ -355,7 +356,8 @@ class LocalRuntime(Runtime):
         """``argv`` wrapped in a bubblewrap sandbox (``env`` gets the sandbox's ``TMPDIR``), or how it ended already."""
         import shutil
 
-        from agentrig.runtime.sandbox import BwrapSpec, bwrap_argv
+        from agentrig.credentials import credentials_dir
+        from agentrig.runtime.sandbox import HIDDEN_DIRECTORIES, BwrapSpec, bwrap_argv
 
         # found before the sandbox starts: bwrap reports a missing program as exit status 1, not 127
         if "/" in argv[0]:
@@ -372,7 +374,11 @@ class LocalRuntime(Runtime):
             env["TMPDIR"] = "/tmp"  # the host's may be read-only in the sandbox; its /tmp is private and writable
         writable = [str(self.workspace), *([str(self._home)] if self._home is not None else [])]
         writable += [str(copy) for copy in sorted(self._copies) if directory == copy or copy in directory.parents]
-        spec = BwrapSpec(writable=tuple(writable), network=self.config.network == "host", chdir=str(directory))
+        # agentrig's own credential files are hidden too (the rest of the host stays readable)
+        hidden = (*HIDDEN_DIRECTORIES, str(credentials_dir()))
+        spec = BwrapSpec(
+            writable=tuple(writable), network=self.config.network == "host", chdir=str(directory), hidden=hidden
+        )
         return bwrap_argv(spec, argv)
 
     @contextmanager
