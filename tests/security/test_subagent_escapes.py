@@ -172,3 +172,18 @@ def test_subagent_cannot_read_agentrigs_environment(
     assert "sk-agentrig-holds-this" not in result.stdout + result.stderr
     if mechanism == "bwrap" or landlock_abi() >= 6:
         assert "SIGNALLED" not in result.stdout
+
+
+def test_subagent_of_a_sandboxed_local_runtime_gets_a_sandbox_of_its_own(tmp_path: Path) -> None:
+    """Under ``-c runtime.sandbox=bwrap`` a subagent is confined as strictly (a sandbox cannot nest in another)."""
+    require_bwrap()
+    with Session.create(base_dir=tmp_path, runtime_options={"sandbox": "bwrap"}) as session:
+        (session.workspace.path / "secret.txt").write_text(SECRET)
+        runtime, kind = confine(session.runtime, session.workspace.path / "sub", "strict")
+        (session.workspace.path / "sub").mkdir()
+        try:
+            result = runtime.exec("cat ../secret.txt; echo mine > mine.txt; cat mine.txt")
+        finally:
+            runtime.cleanup()
+    assert kind == "bwrap"
+    assert SECRET not in result.stdout and result.stdout == "mine\n", result.stderr

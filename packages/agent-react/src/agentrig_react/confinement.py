@@ -151,10 +151,27 @@ def confine(runtime: Runtime, host_directory: Path, mode: ConfineMode) -> tuple[
         env = {k: v for k, v in getattr(base, "environment", {}).items() if k != "HOME"}
         return DockerRuntime(host_directory, env=env, config=options, client=base.client), kind  # type: ignore[attr-defined]
     if kind == "bwrap":
+        if getattr(getattr(base, "config", None), "sandbox", "none") != "none":
+            # a command of a sandboxed runtime cannot make a sandbox of its own: the subagent's start outside it
+            return BwrapRuntime(_unsandboxed(base), host_directory, protected=Path(base.workspace), owns_parent=True), kind  # type: ignore[attr-defined]
         return BwrapRuntime(base, host_directory, protected=Path(base.workspace)), kind  # type: ignore[attr-defined]
     if kind == "landlock":
         return LandlockRuntime(base, host_directory, protected=Path(base.workspace)), kind  # type: ignore[attr-defined]
     return CwdRuntime(runtime, host_directory), kind
+
+
+def _unsandboxed(base: Runtime) -> Runtime:
+    """A local runtime like ``base`` (workspace, ``HOME``, environment, options) without its sandbox."""
+    from agentrig.runtime.local import LocalRuntime
+
+    home = getattr(base, "home", None)
+    options = base.config.model_copy(update={"sandbox": "none", "network": None})  # type: ignore[attr-defined]
+    return LocalRuntime(
+        Path(base.workspace),  # type: ignore[attr-defined]
+        home=Path(home) if home else None,
+        env=getattr(base, "environment", {}),
+        config=options,
+    )
 
 
 class _View(Runtime):
@@ -304,9 +321,13 @@ class BwrapRuntime(_ConfinedView):
 
     kind: ConfinementKind = "bwrap"
 
-    def __init__(self, parent: Runtime, host_directory: Path, *, protected: Path) -> None:
-        """Confine commands to ``host_directory``; no readable directory may hold ``protected`` (the workspace)."""
+    def __init__(self, parent: Runtime, host_directory: Path, *, protected: Path, owns_parent: bool = False) -> None:
+        """Confine commands to ``host_directory``; no readable directory may hold ``protected`` (the workspace).
+
+        ``owns_parent``: ``parent`` was made for this view alone, and is cleaned up with it.
+        """
         super().__init__(parent, host_directory, protected=protected)
+        self._owns_parent = owns_parent
         # the sandbox's root is empty: system directories that are symlinks (/bin -> usr/bin) are made again
         links = [d for d in SYSTEM_DIRECTORIES if os.path.islink(d) and str(Path(d).resolve()) in self.readable]
         self._visible = (*links, *self.readable)
@@ -316,6 +337,12 @@ class BwrapRuntime(_ConfinedView):
 
         spec = BwrapSpec(writable=(str(self.directory), str(self.private)), readable=self._visible, chdir=directory)
         return bwrap_argv(spec, ["/bin/sh", "-c", _BWRAP_EXEC, "sh", *argv])
+
+    def cleanup(self) -> None:
+        """Kill what this view started, remove its private directory, and end a parent made for it alone."""
+        super().cleanup()
+        if self._owns_parent:
+            self.parent.cleanup()
 
 
 class LandlockRuntime(_ConfinedView):
