@@ -25,6 +25,7 @@ from agentrig_scripted import testkit  # noqa: E402
 from escape_sockets import PROBE, abstract_listener, tcp_listener, unix_listener  # noqa: E402
 
 from agentrig.cli import main  # noqa: E402
+from agentrig.run.records import CheckpointResultLine  # noqa: E402
 from agentrig.runtime.local import MARKER_ENV  # noqa: E402
 from agentrig.runtime.proctree import marked_processes  # noqa: E402
 from agentrig.runtime.sandbox import bwrap_problem  # noqa: E402
@@ -57,7 +58,8 @@ def test_local_sandbox_hides_agentrigs_environment(tmp_path: Path, fake_openai_s
     require_bwrap()
     fake_openai_server.respond_with(testkit.solver())
     steal = testkit.bash("cat /proc/$PPID/environ; for f in /proc/[0-9]*/environ; do cat $f; done; echo")
-    problem = testkit.make_problem(tmp_path / "p", "steal", [("Look around.", [steal], None)])
+    # the test writes where it runs (a workspace copy, writable in the sandbox too)
+    problem = testkit.make_problem(tmp_path / "p", "steal", [("Look around.", [steal], "touch tested && test -f tested\n")])
     env = testkit.cli_env(tmp_path, fake_openai_server.base_url)
     leaked, sandboxed = tmp_path / "leaked", tmp_path / "sandboxed"
 
@@ -72,6 +74,8 @@ def test_local_sandbox_hides_agentrigs_environment(tmp_path: Path, fake_openai_s
     run(leaked)  # the unsandboxed local runtime: the probe works, the key lands in the run directory
     assert API_KEY in _run_dir_text(leaked)
     run(sandboxed, "-c", "runtime.sandbox=bwrap")
+    (line,) = (sandboxed / "results.jsonl").read_text().splitlines()
+    assert CheckpointResultLine.model_validate_json(line).passed is True
     text = _run_dir_text(sandboxed)
     assert "/proc/$PPID/environ" in text  # the command ran and was recorded
     assert API_KEY not in text

@@ -108,7 +108,7 @@ def _isolation(*, network: bool) -> list[str]:
 
 
 def _docker_socket() -> str | None:
-    """The Unix socket ``DOCKER_HOST`` names, when it is one outside :data:`HIDDEN_DIRECTORIES`."""
+    """The Unix socket ``DOCKER_HOST`` names, when it names one that exists (hidden wherever it lies)."""
     host = os.environ.get("DOCKER_HOST", "")
     if host.startswith("unix://"):
         path = host[len("unix://") :]
