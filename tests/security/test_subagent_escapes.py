@@ -187,3 +187,19 @@ def test_subagent_of_a_sandboxed_local_runtime_gets_a_sandbox_of_its_own(tmp_pat
             runtime.cleanup()
     assert kind == "bwrap"
     assert SECRET not in result.stdout and result.stdout == "mine\n", result.stderr
+
+
+def test_subagent_left_running_after_a_timeout_is_killed(mechanism: str, session: Session) -> None:
+    """A timeout (and the view's cleanup) ends the whole tree, through the sandbox: nothing carrying the mark survives."""
+    from agentrig.runtime.local import MARKER_ENV
+    from agentrig.runtime.proctree import _running, marked_processes
+
+    runtime = _confined(session, mechanism)
+    try:
+        result = runtime.exec("sleep 60 & setsid sleep 60 & sleep 60", timeout=1.0)
+        runtime.start("setsid sleep 60 > /dev/null 2>&1 & sleep 60")
+    finally:
+        runtime.cleanup()
+    assert result.timed_out and result.killed
+    marker = session.runtime.environment[MARKER_ENV]  # type: ignore[attr-defined]
+    assert [pid for pid in marked_processes(MARKER_ENV, marker) if _running(pid)] == []
