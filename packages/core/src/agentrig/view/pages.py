@@ -170,9 +170,21 @@ class StepView:
     error: bool = False
 
 
+#: What :func:`script_json` writes for the characters that could end or change a ``<script>`` element's
+#: data (``</script>``, ``<!--`` and ``<script`` inside it), start an HTML character reference, or end a
+#: JavaScript line; JSON reads each escape back as the same character.
+_SCRIPT_ESCAPES = str.maketrans({"<": "\\u003c", ">": "\\u003e", "&": "\\u0026",
+                                 "\u2028": "\\u2028", "\u2029": "\\u2029"})
+
+
 def script_json(data: Any) -> str:
-    """JSON safe to put inside a ``<script>`` element (no ``</`` that would close it)."""
-    return json.dumps(data).replace("</", "<\\/")
+    """``data`` as JSON safe inside a ``<script>`` element of a page, the one way every page embeds JSON.
+
+    ``<``, ``>`` and ``&`` are written as ``\\u003c``, ``\\u003e`` and ``\\u0026`` (and U+2028/U+2029 as
+    escapes), so no value (a model name ``<!--<script>`` in ``run.json``, say) can close the element or
+    pull the rest of the page into it; ``JSON.parse`` of the element's text gives ``data`` back unchanged.
+    """
+    return json.dumps(data).translate(_SCRIPT_ESCAPES)
 
 
 def _fold(text: str) -> tuple[bool, int]:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import mimetypes
+import re
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
@@ -16,6 +17,9 @@ from agentrig.view import pages
 from agentrig.view.paths import ASSETS, INDEX, checkpoint_page, problem_of_segment, root_prefix
 
 PAGE_CACHE = 64
+#: The most digits a number in a page's address may have (a run's index, a part of a trajectory).
+ROUTE_DIGITS = 6
+_ROUTE_NUMBER = re.compile(r"[0-9]{1,%d}" % ROUTE_DIGITS, re.ASCII)
 ASSET_FILES = ("app.css", "app.js", "uplot/uPlot.iife.min.js", "uplot/uPlot.min.css", "uplot/LICENSE")
 
 
@@ -38,6 +42,12 @@ def _signature(root: Path) -> tuple[int, ...]:
         except OSError:
             out += [-1, -1, -1]
     return tuple(out)
+
+
+def route_number(text: str) -> int | None:
+    """The number a path segment of a page's address spells (``runs/<n>/``, ``.p<n>.html``): ASCII digits
+    only, at most :data:`ROUTE_DIGITS` of them; ``None`` for anything else (``²``, ``١``, ``+1``, ``1_0``)."""
+    return int(text) if _ROUTE_NUMBER.fullmatch(text) else None
 
 
 class Report:
@@ -169,13 +179,17 @@ class Report:
         if path.startswith(f"{ASSETS}/"):
             return self.asset(path[len(ASSETS) + 1:])
         parts = path.split("/")
-        if len(parts) == 4 and parts[0] == "runs" and parts[1].isdigit() and parts[3].endswith(".html"):
+        if len(parts) == 4 and parts[0] == "runs" and parts[3].endswith(".html"):
+            run_index = route_number(parts[1])
+            if run_index is None:
+                return None
             name = parts[3][: -len(".html")]
             part = 1
             head, dot, tail = name.rpartition(".p")
-            if dot and tail.isdigit():
-                name, part = head, int(tail)
-            return self.checkpoint(int(parts[1]), problem_of_segment(parts[2]), name, part)
+            later = route_number(tail) if dot else None
+            if later is not None:  # a later part of a long trajectory: .p<n>.html
+                name, part = head, later
+            return self.checkpoint(run_index, problem_of_segment(parts[2]), name, part)
         return None
 
     def checkpoints(self) -> list[tuple[int, str, str]]:

@@ -1,25 +1,57 @@
-"""Serving the report on 127.0.0.1 with the standard library's HTTP server."""
+"""Serving the report on 127.0.0.1 with the standard library's HTTP server.
+
+The server answers only requests addressed to itself: a ``Host`` header naming
+``127.0.0.1``, ``localhost`` or ``[::1]`` with the server's own port (no port only
+when that port is 80). Any other host is refused with 421, so a web page whose
+domain is rebound to 127.0.0.1 (DNS rebinding) cannot read the report. ``HEAD``
+answers with the headers ``GET`` would send, and no body.
+"""
 
 from __future__ import annotations
 
+import re
 import sys
 import threading
+from html import escape
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
+from agentrig.boundary import shorten
 from agentrig.view.render import Report, Response
 
 HOST = "127.0.0.1"
+#: The host names this server answers to (a ``Host`` header's name, compared without case).
+LOCAL_NAMES = ("127.0.0.1", "localhost", "[::1]")
+#: Characters of a requested path quoted in the 404 page, at most.
+PATH_QUOTE_MAX = 200
+_HOST_HEADER = re.compile(r"(\[::1\]|[A-Za-z0-9.]+)(?::([0-9]{1,5}))?", re.ASCII)
+
+
+def host_allowed(host: str | None, port: int) -> bool:
+    """Whether a request's ``Host`` header addresses this server on ``port``: one of
+    :data:`LOCAL_NAMES` followed by ``:port`` (or no port at all when ``port`` is 80)."""
+    if host is None:
+        return False
+    match = _HOST_HEADER.fullmatch(host)
+    if match is None or match.group(1).lower() not in LOCAL_NAMES:
+        return False
+    given = match.group(2)
+    return int(given) == port if given is not None else port == 80
+
+
+def _misdirected(port: int) -> Response:
+    body = f"agentrig view answers only to http://{HOST}:{port}/ and http://localhost:{port}/\n"
+    return Response(body.encode("utf-8"), "text/plain; charset=utf-8", 421)
 
 
 def _not_found(path: str) -> Response:
-    body = f"<!doctype html><title>not found</title><p>No page {path} in this report. <a href='/index.html'>All results</a></p>"
+    shown = escape(shorten(path, PATH_QUOTE_MAX))
+    body = (f"<!doctype html><title>not found</title><p>No page {shown} in this report."
+            " <a href='/index.html'>All results</a></p>")
     return Response(body.encode("utf-8"), "text/html; charset=utf-8", 404)
 
 
 def _failed(exc: BaseException) -> Response:
-    from html import escape
-
     from agentrig.cli.output import describe_exception
 
     text = escape(describe_exception(exc))
@@ -33,20 +65,30 @@ def make_server(report: Report, port: int = 0) -> ThreadingHTTPServer:
     class Handler(BaseHTTPRequestHandler):
         server_version = "agentrig-view"
 
-        def do_GET(self) -> None:  # noqa: N802 - the standard library's name
-            try:
-                response = report.render(self.path) or _not_found(self.path)
-            except Exception as exc:  # a page that fails says so; the server keeps serving
-                response = _failed(exc)
+        def _respond(self, body: bool) -> None:
+            own_port = self.server.server_address[1]
+            hosts = self.headers.get_all("Host") or []
+            if len(hosts) != 1 or not host_allowed(hosts[0], own_port):
+                response = _misdirected(own_port)
+            else:
+                try:
+                    response = report.render(self.path) or _not_found(self.path)
+                except Exception as exc:  # a page that fails says so; the server keeps serving
+                    response = _failed(exc)
             self.send_response(response.status)
             self.send_header("Content-Type", response.content_type)
             self.send_header("Content-Length", str(len(response.body)))
             self.send_header("Cache-Control", "no-store")
+            self.send_header("X-Content-Type-Options", "nosniff")
             self.end_headers()
-            self.wfile.write(response.body)
+            if body:
+                self.wfile.write(response.body)
+
+        def do_GET(self) -> None:  # noqa: N802 - the standard library's name
+            self._respond(body=True)
 
         def do_HEAD(self) -> None:  # noqa: N802
-            self.do_GET()
+            self._respond(body=False)
 
         def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - quiet: the CLI prints the URL only
             pass
