@@ -124,3 +124,13 @@ def _size(count: int) -> str:
         if count >= factor:
             return f"{count / factor:g} {unit}"
     return f"{count} bytes"
+
+
+def positive_finite(value: float, what: str) -> float:
+    """``value`` when it is a finite number above zero (a time limit, say); else :class:`BoundaryError`
+    ``"{what} nan: must be a finite number above 0"``: ``nan`` and ``inf`` would disable the limit."""
+    import math
+
+    if not math.isfinite(value) or value <= 0:
+        raise BoundaryError(f"{what} {shorten(value)}: must be a finite number above 0")
+    return value

@@ -49,6 +49,8 @@ __all__ = [
 ]
 
 REPLAY_PROVIDER = "replay"
+#: The largest model catalog file read, in bytes.
+CATALOG_FILE_MAX = 4 << 20
 
 
 class CatalogError(ValueError):
@@ -112,6 +114,11 @@ def _parse_file(text: str, source: str) -> list[ModelDefinition]:
         raise CatalogError(f"{source}: {field}: {first['msg']}") from None
 
 
+def _line_of(data: bytes, offset: int) -> int:
+    """The line (from 1) of byte ``offset`` in ``data``."""
+    return data.count(b"\n", 0, offset) + 1
+
+
 class ModelCatalog:
     """Models by ``provider/name`` and by alias, with the file each came from."""
 
@@ -133,10 +140,17 @@ class ModelCatalog:
 
     def add_file(self, path: Path) -> None:
         """Add every model of one YAML file."""
+        from agentrig.boundary import BoundaryError, read_capped
+
         try:
-            text = path.read_text(encoding="utf-8")
+            text = read_capped(path, CATALOG_FILE_MAX, "model catalog file").decode("utf-8")
+        except BoundaryError as exc:
+            raise CatalogError(str(exc)) from None
         except OSError as exc:
             raise CatalogError(f"cannot read model catalog file {path}: {exc.strerror}") from None
+        except UnicodeDecodeError as exc:
+            line = _line_of(exc.object, exc.start)
+            raise CatalogError(f"{path}: line {line} is not UTF-8 text") from None
         for model in _parse_file(text, str(path)):
             self.add(model, str(path))
 

@@ -37,8 +37,13 @@ def evaluate_command(args: argparse.Namespace) -> int:
     from agentrig.run.problems import ProblemError
     from agentrig.run.reevaluate import EvaluateError, Reevaluation, reevaluate
 
-    if args.test_timeout is not None and args.test_timeout <= 0:
-        raise CLIError(f"--test-timeout {args.test_timeout}: must be positive", status=2)
+    from agentrig.boundary import BoundaryError, positive_finite
+
+    if args.test_timeout is not None:
+        try:
+            positive_finite(args.test_timeout, "--test-timeout")
+        except BoundaryError as exc:
+            raise CLIError(str(exc), status=2) from None
 
     def report(outcome: Reevaluation) -> None:
         name = f"{outcome.unit}/{outcome.checkpoint}"

@@ -29,6 +29,34 @@ def add_parser(subparsers: Any) -> None:
     parser.set_defaults(handler=replay_command)
 
 
+def _run_root(path: Path) -> Path | None:
+    """The run directory ``path`` (a run, a problem, an attempt or a checkpoint of one) lies in."""
+    resolved = path.resolve()
+    for candidate in (resolved, *list(resolved.parents)[:3]):
+        if (candidate / "run.json").is_file():
+            return candidate
+    return None
+
+
+def _check_output(output: Path, source: Path) -> None:
+    """``--output``: a new or empty directory outside the run being replayed (a replay's files are never
+    mixed with another's, nor written into the record it is compared with); created here."""
+    from agentrig.boundary import is_inside
+
+    if output.exists() and not output.is_dir():
+        raise CLIError(f"--output {output}: exists and is not a directory; give a new or empty directory", status=2)
+    run = _run_root(source)
+    if run is not None and is_inside(run, output, strict=False):
+        raise CLIError(f"--output {output}: inside the run directory {run} being replayed; give a directory outside it",
+                       status=2)
+    if output.is_dir() and any(output.iterdir()):
+        raise CLIError(f"--output {output}: not empty; give a new or empty directory", status=2)
+    try:
+        output.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise CLIError(f"--output {output}: {exc.strerror or exc}", status=2) from None
+
+
 def _verdict(passed: bool | None) -> str:
     return "no test" if passed is None else ("passed" if passed else "failed")
 
@@ -43,6 +71,8 @@ def replay_command(args: argparse.Namespace) -> int:
         targets = replay_targets(args.checkpoint)
     except ReplayError as exc:
         raise CLIError(str(exc), status=2) from None
+    if args.output is not None:
+        _check_output(args.output, args.checkpoint)
     matched = 0
     for target in targets:
         keep = args.output

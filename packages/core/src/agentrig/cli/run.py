@@ -168,6 +168,37 @@ def _agent_config(args: argparse.Namespace, registry: Any) -> Any:
         raise CLIError(str(exc)) from None
 
 
+def _check_models_dir(models_dir: Path) -> None:
+    """``--models-dir``: an existing directory whose every catalog file reads as one (checked whether or not
+    the agent uses a model, so a mistyped directory is never silently ignored)."""
+    from agentrig.catalog import CatalogError, load_catalog
+
+    if not models_dir.exists():
+        raise CLIError(f"--models-dir {models_dir}: no such directory", status=2)
+    if not models_dir.is_dir():
+        raise CLIError(f"--models-dir {models_dir}: not a directory", status=2)
+    try:
+        load_catalog(models_dir)
+    except CatalogError as exc:
+        raise CLIError(f"--models-dir {models_dir}: {exc}", status=2) from None
+    except OSError as exc:
+        raise CLIError(f"--models-dir {models_dir}: {exc.strerror or exc}", status=2) from None
+
+
+def _check_replay_file(model: Any) -> None:
+    """A ``replay/FILE`` model's file read through now (size, UTF-8, one recorded reply a line), before any
+    run directory exists; the error names the file and line."""
+    if model is None or model.provider != "replay":
+        return
+    from agentrig.llm.errors import ConfigurationError
+    from agentrig.llm.replay import load_replay
+
+    try:
+        load_replay(model.name)
+    except ConfigurationError as exc:
+        raise CLIError(f"--model: {exc.message}", status=2) from None
+
+
 def _resolve_model(name: str | None, models_dir: Path | None, agent: str = "", needs_model: bool | None = True) -> Any:
     if not name:
         if needs_model is not True:  # False, or not declared: --model is optional
@@ -260,8 +291,14 @@ def run_command(args: argparse.Namespace) -> int:
         raise CLIError(f"--attempts {args.attempts}: must be at least 1", status=2)
     if args.retry_errors and not args.resume:
         raise CLIError("--retry-errors redoes checkpoints of an existing run: add --resume and its --output", status=2)
-    if args.test_timeout <= 0:
-        raise CLIError(f"--test-timeout {args.test_timeout}: must be positive", status=2)
+    from agentrig.boundary import BoundaryError, positive_finite
+
+    try:
+        positive_finite(args.test_timeout, "--test-timeout")
+    except BoundaryError as exc:
+        raise CLIError(str(exc), status=2) from None
+    if args.models_dir is not None:
+        _check_models_dir(args.models_dir)
     if args.pass_policy is not None:
         from agentrig.evaluation.policy import PassPolicy, PolicyError
 
@@ -304,6 +341,7 @@ def run_command(args: argparse.Namespace) -> int:
             )
     spec, plugin = registry.agent_spec(config.type)
     model = _resolve_model(args.model, args.models_dir, config.type, spec.needs_model)
+    _check_replay_file(model)
     config = _with_model_settings(config, model)
     settings = _run_settings(args)
     if settings.thinking not in (None, "none") and not model.supports_thinking:

@@ -19,15 +19,28 @@ from agentrig.llm.interface import ChatMessage, ChatModel, ChatResponse, ToolCal
 from agentrig.trajectory import AgentTextStep, LLMCall, ThinkingStep, ToolUseStep, parse_step
 
 
+#: The largest replay file read, in bytes (a replay holds model replies: megabytes for long runs).
+REPLAY_FILE_MAX = 256 << 20
+
+
 def load_replay(path: str | Path) -> list[ChatResponse]:
-    """Every response of a replay file; errors name the file and line."""
+    """Every response of a replay file (UTF-8 JSONL, one :class:`ChatResponse` a line, at most
+    :data:`REPLAY_FILE_MAX` bytes); :class:`ConfigurationError` naming the file and line otherwise."""
+    from agentrig.boundary import BoundaryError, read_capped, shorten
+
     path = Path(path)
     try:
-        lines = path.read_text(encoding="utf-8").splitlines()
+        data = read_capped(path, REPLAY_FILE_MAX, "replay file")
+    except BoundaryError as exc:
+        raise ConfigurationError(str(exc), provider="replay") from None
     except OSError as exc:
         raise ConfigurationError(f"cannot read replay file {path}: {exc.strerror}", provider="replay") from None
     responses = []
-    for number, line in enumerate(lines, 1):
+    for number, raw in enumerate(data.split(b"\n"), 1):
+        try:
+            line = raw.decode("utf-8")
+        except UnicodeDecodeError:
+            raise ConfigurationError(f"{path}:{number}: not UTF-8 text (a replay file is JSONL)", provider="replay") from None
         if not line.strip():
             continue
         try:
@@ -36,7 +49,7 @@ def load_replay(path: str | Path) -> list[ChatResponse]:
             first = exc.errors()[0]
             where = ".".join(str(p) for p in first["loc"]) or "line"
             raise ConfigurationError(
-                f"{path}:{number}: not a ChatResponse ({where}: {first['msg']})", provider="replay"
+                f"{path}:{number}: not a ChatResponse ({where}: {shorten(first['msg'])})", provider="replay"
             ) from None
     return responses
 
