@@ -24,7 +24,8 @@ def add_parser(subparsers: Any) -> None:
     )
     parser.add_argument(
         "--output", "-o", type=Path,
-        help="keep the replay's trajectory and verdict in this directory (under PROBLEM/CHECKPOINT when replaying several)",
+        help="keep the replay's trajectory and verdict in this directory (under PROBLEM/CHECKPOINT when replaying several);"
+        " a new or empty directory outside the run",
     )
     parser.set_defaults(handler=replay_command)
 
