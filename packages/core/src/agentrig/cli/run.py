@@ -209,9 +209,7 @@ def _resolve_model(name: str | None, models_dir: Path | None, agent: str = "", n
         )
     from agentrig.run.models import resolve
 
-    if models_dir is not None and not models_dir.is_dir():
-        raise CLIError(f"--models-dir {models_dir}: not a directory", status=2)
-    try:
+    try:  # --models-dir was checked by _check_models_dir already
         model, _credential = resolve(name, models_dir)
     except Exception as exc:  # the catalog's and credentials' errors are one-line messages
         raise CLIError(f"--model {name}: {exc}", status=2) from None
