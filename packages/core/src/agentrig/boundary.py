@@ -134,3 +134,237 @@ def positive_finite(value: float, what: str) -> float:
     if not math.isfinite(value) or value <= 0:
         raise BoundaryError(f"{what} {shorten(value)}: must be a finite number above 0")
     return value
+
+
+# -- problem files: sizes, nesting, relative paths and the trees agentrig copies -----------------
+
+#: The largest problem or task file read (``problem.yaml``, ``config.yaml``, ``task.toml``, a prompt), in bytes.
+PROBLEM_FILE_MAX_BYTES = 10 * 1024 * 1024
+#: The environment variable that overrides :data:`PROBLEM_FILE_MAX_BYTES` (a number of bytes).
+PROBLEM_FILE_LIMIT_ENV = "AGENTRIG_MAX_PROBLEM_FILE_BYTES"
+#: The deepest nesting of lists and mappings accepted in a problem file (YAML, JSON, TOML).
+NESTING_MAX = 100
+#: The largest test report (pytest JSON, JUnit XML) read back after a test, in bytes.
+REPORT_MAX_BYTES = 64 * 1024 * 1024
+#: The environment variable that overrides :data:`REPORT_MAX_BYTES`.
+REPORT_LIMIT_ENV = "AGENTRIG_MAX_REPORT_BYTES"
+#: The largest reward file (``reward.txt``, ``reward.json``) parsed, in bytes: a reward is a number or a few.
+REWARD_MAX_BYTES = 64 * 1024
+
+
+def _limit_from_env(variable: str, default: int) -> int:
+    raw = os.environ.get(variable)
+    if raw is None or not raw.strip():
+        return default
+    try:
+        value = int(raw.strip())
+    except ValueError:
+        value = 0
+    if value <= 0:
+        raise BoundaryError(f"{variable}={shorten(raw, 40)}: expected a positive number of bytes")
+    return value
+
+
+def problem_file_limit() -> int:
+    """The size cap of a problem file: :data:`PROBLEM_FILE_LIMIT_ENV` when set, else :data:`PROBLEM_FILE_MAX_BYTES`."""
+    return _limit_from_env(PROBLEM_FILE_LIMIT_ENV, PROBLEM_FILE_MAX_BYTES)
+
+
+def report_limit() -> int:
+    """The size cap of a test report: :data:`REPORT_LIMIT_ENV` when set, else :data:`REPORT_MAX_BYTES`."""
+    return _limit_from_env(REPORT_LIMIT_ENV, REPORT_MAX_BYTES)
+
+
+def read_problem_file(path: Path, what: str = "problem file") -> bytes:
+    """The bytes of the regular file ``path`` when it is at most :func:`problem_file_limit` bytes;
+    else :class:`BoundaryError` naming the file, the limit and :data:`PROBLEM_FILE_LIMIT_ENV`.
+
+    A FIFO, device or directory is refused before it is opened for reading (a FIFO would block).
+    ``OSError`` (missing, unreadable) passes through.
+    """
+    import stat
+
+    limit = problem_file_limit()
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise BoundaryError(f"{path}: {what} is not a regular file; not read")
+        if info.st_size > limit:
+            raise BoundaryError(_too_large(path, what, info.st_size, limit))
+        chunks: list[bytes] = []
+        size = 0
+        while size <= limit and (chunk := os.read(fd, min(1 << 20, limit + 1 - size))):
+            chunks.append(chunk)
+            size += len(chunk)
+    finally:
+        os.close(fd)
+    if size > limit:
+        raise BoundaryError(_too_large(path, what, None, limit))
+    return b"".join(chunks)
+
+
+def _too_large(path: Path, what: str, size: int | None, limit: int) -> str:
+    actual = f" ({_size(size)})" if size is not None else ""
+    return (
+        f"{path}: {what} is larger than {_size(limit)}{actual}; not read"
+        f" (raise the limit with {PROBLEM_FILE_LIMIT_ENV}=BYTES)"
+    )
+
+
+def read_problem_text(path: Path, what: str = "problem file") -> str:
+    """:func:`read_problem_file` decoded as UTF-8 (``UnicodeDecodeError`` passes through)."""
+    return read_problem_file(path, what).decode("utf-8")
+
+
+def nesting_bound(text: str) -> int:
+    """A cheap upper bound of how deeply the YAML (or JSON, TOML) ``text`` nests: the deepest
+    bracket nesting plus the widest block indentation (with ``- `` / ``? `` markers) of any line.
+
+    Used to decide, before a parser sees the text, whether a fast C parser may read it
+    (libyaml's composer recurses on the C stack: 30,000 levels end the process with SIGSEGV).
+    Brackets inside strings count too: the bound may be high, never low.
+    """
+    deepest = depth = 0
+    opening = text.count("[") + text.count("{")
+    for char in text if opening > NESTING_MAX else ():
+        if char in "[{":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif char in "]}":
+            depth = max(0, depth - 1)
+    deepest = deepest if opening > NESTING_MAX else opening
+    widest = 0
+    for line in text.splitlines():
+        stripped = line.lstrip(" \t")
+        indent = len(line) - len(stripped)
+        markers = 0
+        while stripped[:2] in ("- ", "? ", ": ") or stripped in ("-", "?"):
+            markers += 1
+            stripped = stripped[2:].lstrip(" ")
+        widest = max(widest, indent + markers)
+    return deepest + widest
+
+
+def check_nesting(data: object, where: str, limit: int = NESTING_MAX) -> object:
+    """``data`` when its lists and mappings nest at most ``limit`` deep; else :class:`BoundaryError`
+    ``"{where}: nested more than {limit} levels deep; not read"``. Iterative: any depth is safe."""
+    stack: list[tuple[object, int]] = [(data, 0)]
+    seen: dict[int, int] = {}  # a YAML alias shares one object many times: walk it once per depth
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, (dict, list, tuple)):
+            if seen.get(id(item), -1) >= depth:
+                continue
+            seen[id(item)] = depth
+        if isinstance(item, dict):
+            children: object = list(item.values())
+        elif isinstance(item, (list, tuple)):
+            children = item
+        else:
+            continue
+        if depth + 1 > limit:
+            raise BoundaryError(nesting_message(where, limit))
+        stack.extend((child, depth + 1) for child in children)  # type: ignore[attr-defined]
+    return data
+
+
+def nesting_message(where: str, limit: int = NESTING_MAX) -> str:
+    """The one line for a file nested deeper than ``limit`` (or than its parser can go)."""
+    return f"{where}: nested more than {limit} levels deep; not read"
+
+
+def check_relative(relative: object, where: str) -> str:
+    """``relative`` when it is a relative path that stays below its base by its text alone
+    (no ``..`` component, not absolute, no NUL): for paths inside a place that does not exist
+    yet (a report in the workspace copy, an entry file the agent writes); else :class:`BoundaryError`."""
+    if not isinstance(relative, str) or not relative or "\x00" in relative:
+        raise BoundaryError(f"{where}: '{shorten(relative)}' is not a path")
+    if relative.startswith(("/", "\\")) or os.path.isabs(relative):
+        raise BoundaryError(f"{where}: '{shorten(relative)}' is an absolute path; it must be relative and stay inside")
+    if ".." in relative.replace("\\", "/").split("/"):
+        raise BoundaryError(f"{where}: '{shorten(relative)}' leads outside its directory ('..')")
+    return relative
+
+
+def check_tree(root: Path, relative: str, where: str) -> Path:
+    """The path ``relative`` names under ``root`` (:func:`resolve_inside`, ``root`` itself allowed),
+    after checking that no symbolic link anywhere below it leads outside ``root``.
+
+    For the directories agentrig copies out of a problem (workspace seeds, tests, solutions, a build
+    context): copies keep links as links, but a link out of the problem (``files/secret -> /etc/shadow``,
+    ``data -> /``) would hand the host's files to whoever follows it, so the problem is refused.
+    """
+    top = resolve_inside(root, relative, where, allow_root=True)
+    if not top.is_dir():
+        return top
+    real_root = _real(root)
+    stack = [top]
+    while stack:
+        directory = stack.pop()
+        try:
+            entries = list(os.scandir(directory))
+        except OSError:
+            continue
+        for entry in entries:
+            if entry.is_symlink():
+                real = _real(Path(entry.path))
+                if real != real_root and real_root not in real.parents:
+                    shown = Path(entry.path).relative_to(real_root).as_posix()
+                    target = shorten(os.readlink(entry.path))
+                    raise BoundaryError(
+                        f"{where}: '{shorten(shown)}' is a symbolic link to '{target}', outside {root}"
+                    )
+            elif entry.is_dir(follow_symlinks=False):
+                stack.append(Path(entry.path))
+    return top
+
+
+def open_inside(root: Path, relative: str, where: str) -> int:
+    """A read-only file descriptor of the regular file ``relative`` under ``root``, opened one
+    component at a time without following any symbolic link (``O_NOFOLLOW``), so a link planted
+    there by an agent cannot make agentrig read a host file; :class:`BoundaryError` when ``relative``
+    leaves ``root``, a component is a link, or the file is not a regular file; ``FileNotFoundError``
+    when it does not exist."""
+    import stat
+
+    check_relative(relative, where)
+    parts = [p for p in relative.replace("\\", "/").split("/") if p not in ("", ".")]
+    if not parts:
+        raise BoundaryError(f"{where}: '{shorten(relative)}' names no file")
+    flags = os.O_RDONLY | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NOFOLLOW", 0)
+    fd = os.open(root, os.O_RDONLY | os.O_DIRECTORY | getattr(os, "O_CLOEXEC", 0))
+    try:
+        for index, part in enumerate(parts):
+            last = index == len(parts) - 1
+            try:
+                child = os.open(part, flags | os.O_NONBLOCK | (0 if last else os.O_DIRECTORY), dir_fd=fd)
+            except OSError as exc:
+                import errno
+
+                if exc.errno in (errno.ELOOP, errno.ENOTDIR) and os.path.islink(os.path.join(root, *parts[: index + 1])):
+                    raise BoundaryError(
+                        f"{where}: '{shorten('/'.join(parts[: index + 1]))}' is a symbolic link; not followed"
+                    ) from None
+                raise
+            os.close(fd)
+            fd = child
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise BoundaryError(f"{where}: '{shorten(relative)}' is not a regular file; not read")
+        os.set_blocking(fd, True)
+        result, fd = fd, -1
+        return result
+    finally:
+        if fd >= 0:
+            os.close(fd)
+
+
+def read_inside(root: Path, relative: str, where: str, limit: int) -> bytes:
+    """The regular file ``relative`` under ``root`` (:func:`open_inside`: no link followed), at most
+    ``limit`` bytes; :class:`BoundaryError` naming ``where`` when it is larger."""
+    fd = open_inside(root, relative, where)
+    with os.fdopen(fd, "rb") as handle:
+        data = handle.read(limit + 1)
+    if len(data) > limit:
+        raise BoundaryError(f"{where}: '{shorten(relative)}' is larger than {_size(limit)}; not read")
+    return data

@@ -86,6 +86,29 @@ def env_vars_for(provider: str) -> tuple[str, ...]:
     return (re.sub(r"[^A-Za-z0-9]", "_", provider).upper() + "_API_KEY",)
 
 
+#: Suffixes of the variables agentrig reads credentials from, for any provider (``<PROVIDER>_API_KEY``,
+#: ``ANTHROPIC_AUTH_TOKEN``, and their ``_FILE`` forms): see :func:`env_vars_for`.
+CREDENTIAL_SUFFIXES = ("_API_KEY", "_AUTH_TOKEN", "_API_KEY_FILE", "_AUTH_TOKEN_FILE")
+
+
+def credential_variables(providers: Iterable[str] = ()) -> frozenset[str]:
+    """The environment variables agentrig reads credentials from for ``providers`` (plus
+    ``anthropic`` and ``openai``), each with its ``_FILE`` form."""
+    names: set[str] = set()
+    for provider in {"anthropic", "openai", *providers}:
+        for variable in env_vars_for(provider):
+            names.update((variable, f"{variable}_FILE"))
+    return frozenset(names)
+
+
+def is_credential_variable(name: str) -> bool:
+    """Whether ``name`` is a variable agentrig may hold a provider's credential in
+    (:func:`credential_variables` of the catalog's providers, or any name ending in
+    :data:`CREDENTIAL_SUFFIXES`, which covers every provider's ``<PROVIDER>_API_KEY``)."""
+    upper = name.upper()
+    return upper in credential_variables() or upper.endswith(CREDENTIAL_SUFFIXES)
+
+
 def credentials_dir(environ: Mapping[str, str] | None = None) -> Path:
     """``$XDG_CONFIG_HOME/agentrig/credentials`` (default ``~/.config/...``)."""
     env = os.environ if environ is None else environ

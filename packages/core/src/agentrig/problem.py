@@ -10,12 +10,27 @@ only the fields declared here.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Annotated
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field
+from pydantic_core import PydanticCustomError
+
+from agentrig.boundary import NAME_RULE, is_safe_name, shorten
 
 
 class ProblemError(ValueError):
     """A problem directory is invalid or cannot be found; the message names the file and field to fix."""
+
+
+def _valid_name(value: str) -> str:
+    if not is_safe_name(value):
+        raise PydanticCustomError("name", "'{name}' is not a valid name ({rule})", {"name": shorten(value), "rule": NAME_RULE})
+    return value
+
+
+#: A problem's or checkpoint's name: one path component of the run directory
+#: (:func:`agentrig.boundary.is_safe_name`: letters, digits, ``_``, ``-``, inner dots; never ``.``/``..``).
+Name = Annotated[str, AfterValidator(_valid_name)]
 
 
 class Checkpoint(BaseModel):
@@ -36,7 +51,7 @@ class Checkpoint(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    name: str = Field(min_length=1, pattern=r"^[A-Za-z0-9_.-]+$")
+    name: Name
     prompt: str
     test: str | None = None
     timeout: float | None = Field(default=None, gt=0)
@@ -56,7 +71,7 @@ class Problem(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    name: str = Field(min_length=1, pattern=r"^[A-Za-z0-9_.-]+$")
+    name: Name
     workspace: str | None = None
     tests: str = Field(
         default="tests",
@@ -69,8 +84,12 @@ class Problem(BaseModel):
     format: str = Field(default="agentrig", exclude=True)
 
     def prompt_text(self, checkpoint: Checkpoint) -> str:
-        """The task text of ``checkpoint``, read from its prompt file (a format may render it)."""
-        return (self.path / checkpoint.prompt).read_text(encoding="utf-8")
+        """The task text of ``checkpoint``, read from its prompt file (a format may render it).
+
+        The file must lie inside the problem directory (symbolic links included) and be at most
+        the problem-file cap (:func:`agentrig.boundary.problem_file_limit`); else :class:`ProblemError`.
+        """
+        return read_prompt(self.path, checkpoint)
 
     def checkpoint(self, name: str) -> Checkpoint:
         """The checkpoint called ``name``; ``KeyError`` when there is none."""
@@ -78,3 +97,18 @@ class Problem(BaseModel):
             if checkpoint.name == name:
                 return checkpoint
         raise KeyError(name)
+
+
+def read_prompt(root: Path, checkpoint: Checkpoint) -> str:
+    """The text of ``checkpoint``'s prompt file under ``root``: inside it (symbolic links
+    included), a regular file of at most the problem-file cap; else :class:`ProblemError` naming it.
+    ``UnicodeDecodeError`` passes through (the caller names the byte)."""
+    from agentrig.boundary import BoundaryError, read_problem_text, resolve_inside
+
+    where = f"{root}: checkpoint '{checkpoint.name}' prompt"
+    try:
+        return read_problem_text(resolve_inside(root, checkpoint.prompt, where), "prompt file")
+    except BoundaryError as exc:
+        raise ProblemError(str(exc)) from None
+    except OSError as exc:
+        raise ProblemError(f"{where}: '{shorten(checkpoint.prompt)}': {exc.strerror or exc}") from None

@@ -43,12 +43,12 @@ def add_parser(subparsers: Any) -> None:
 def problem_rows(path: str, problem_format: str | None = None, include: list[str] | None = None,
                  exclude: list[str] | None = None) -> list[ProblemRow]:
     """Load every problem under ``path`` and describe it; raises ``ProblemError``."""
-    from agentrig.formats.resolve import find_problems, get_format
+    from agentrig.formats.resolve import find_problems, get_format, load_with
 
     rows = []
     for location in find_problems(path, format=problem_format, include=include or (), exclude=exclude or ()):
         fmt = get_format(location.format)
-        problem = fmt.load(location.path)
+        problem = load_with(fmt, location.path)
         last = problem.checkpoints[-1]
         rows.append(
             ProblemRow(

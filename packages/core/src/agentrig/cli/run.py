@@ -56,7 +56,9 @@ def add_parser(subparsers: Any) -> None:
         "-c", "--config", dest="overrides", action="append", default=[], metavar="KEY=VALUE",
         help="override one agent config field; dotted keys reach nested ones (cost_limits.step_limit=20); "
         "runtime.KEY=VALUE sets a runtime option (runtime.network=host, runtime.mem_limit=2g); "
-        "executor.KEY=VALUE an executor option (executor.address=HOST:PORT)",
+        "executor.KEY=VALUE an executor option (executor.address=HOST:PORT); "
+        "verifier.allow_env=[NAME,...] lets a task's verifier take these credentials from the host "
+        "(never otherwise: OPENAI_API_KEY, ANTHROPIC_API_KEY, any *_API_KEY)",
     )
     parser.add_argument("--jobs", "-j", type=int, default=1, help="problems to run at once, each in its own process (default 1)")
     parser.add_argument(
@@ -129,6 +131,56 @@ def _executor_overrides(overrides: list[str]) -> tuple[list[str], dict[str, Any]
             raise CLIError(str(exc), status=2) from None
         apply_override(options, key.removeprefix("executor."), value)
     return rest, options
+
+
+def _verifier_overrides(overrides: list[str]) -> tuple[list[str], Any]:
+    """The ``verifier.KEY=VALUE`` overrides as :class:`VerifierOptions`, and the others."""
+    from pydantic import ValidationError
+
+    from agentrig.run.agent_config import AgentConfigError, parse_override
+    from agentrig.run.runner import VerifierOptions
+
+    rest: list[str] = []
+    options: dict[str, Any] = {}
+    for text in overrides:
+        if not text.startswith("verifier."):
+            rest.append(text)
+            continue
+        try:
+            key, value = parse_override(text)
+        except AgentConfigError as exc:
+            raise CLIError(str(exc), status=2) from None
+        options[key.removeprefix("verifier.")] = value
+    try:
+        return rest, VerifierOptions.model_validate(options)
+    except ValidationError as exc:
+        error = exc.errors()[0]
+        field = ".".join(str(part) for part in error["loc"][:1])
+        message = error["msg"].removeprefix("Value error, ")
+        if error["type"] == "extra_forbidden":
+            message = "unknown verifier option (known: allow_env)"
+        raise CLIError(f"-c verifier.{field}: {message}", status=2) from None
+
+
+def _say_host_variables(problems: list[Any], allowed: list[str]) -> None:
+    """One line on stderr naming the host variables the problems' own files ask for (Harbor's
+    ``${VAR}``), and which of them are credentials withheld unless allowed."""
+    from agentrig.credentials import is_credential_variable
+    from agentrig.formats.resolve import get_format
+
+    asked: dict[str, list[str]] = {}
+    for problem in problems:
+        for name in get_format(problem.format).host_variables(problem):
+            asked.setdefault(name, []).append(problem.name)
+    if not asked:
+        return
+    shown = ", ".join(f"{name} ({', '.join(tasks[:3])}{', ...' if len(tasks) > 3 else ''})" for name, tasks in sorted(asked.items()))
+    withheld = [name for name in sorted(asked) if is_credential_variable(name) and name not in allowed]
+    note = (
+        f"; credentials withheld: {', '.join(withheld)} (allow with -c verifier.allow_env=[{','.join(withheld)}])"
+        if withheld else ""
+    )
+    print(f"agentrig: tasks ask for host environment variables: {shown}{note}", file=sys.stderr)
 
 
 def _open_executor(args: argparse.Namespace, options: dict[str, Any]) -> Any:
@@ -310,6 +362,8 @@ def run_command(args: argparse.Namespace) -> int:
         raise CLIError(str(exc), status=2) from None
     registry = loaded_registry()
     other_overrides, executor_options = _executor_overrides(args.overrides)
+    other_overrides, verifier_options = _verifier_overrides(other_overrides)
+    _say_host_variables(problems, verifier_options.allow_env)
     args.agent_overrides, runtime_options = _split_overrides(other_overrides)
     args.model = _model_spec(args.model)
     config = _agent_config(args, registry)
@@ -380,6 +434,7 @@ def run_command(args: argparse.Namespace) -> int:
         reset_context=settings.reset_context,
         thinking=settings.thinking,
         thinking_max_tokens=settings.thinking_max_tokens,
+        verifier_allow_env=verifier_options.allow_env,
     )
     from agentrig.run.agent_image import AgentImageError
 

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from agentrig.boundary import BoundaryError, shorten
 from agentrig.evaluation.parsers import REPORT_KINDS, ReportError, parse_junit_xml, parse_pytest_json, parse_reward
 from agentrig.evaluation.policy import ALL, PassPolicy
 from agentrig.evaluation.records import DEFAULT_GROUP, EvaluationRecord, TestCounts, TestResult, utcnow
@@ -192,8 +193,15 @@ def run_test_command(
             record.test_elapsed = result.elapsed
             record.output_tail = tail(_output(result))
             if test.report is not None:
-                raw = _read_report(runtime, copy, test.report)
-                if raw is None:
+                refused: str | None = None
+                try:
+                    raw = _read_report(runtime, copy, test.report)
+                except BoundaryError as exc:  # a link out of the copy, or a runaway report: no verdict from it
+                    raw, refused = None, str(exc)
+                if refused is not None:
+                    record.infrastructure_failure = True
+                    record.error = refused
+                elif raw is None:
                     if not result.timed_out:
                         record.infrastructure_failure = True
                         record.error = (
@@ -226,7 +234,7 @@ def run_test_command(
                     record.error = f"the test runner failed (exit code {result.exit_code})"
     except Exception as exc:  # the runtime failed: no verdict on the agent's work
         record.infrastructure_failure = True
-        record.error = f"{type(exc).__name__}: {exc}"
+        record.error = f"{type(exc).__name__}: {shorten(' '.join(str(exc).split()), 500)}"
     for item in tests:
         item.group = (test.group(item) if test.group is not None else None) or DEFAULT_GROUP
     return _finish(record, tests, score, decided_by, clock)
@@ -287,11 +295,26 @@ def _copy_host(source: Path, destination: Path) -> None:
 
 
 def _read_report(runtime: Runtime, copy: object, spec: ReportSpec) -> bytes | None:
+    """The report ``spec`` names, at most :func:`~agentrig.boundary.report_limit` bytes; ``None``
+    when it was not written. A relative path in a copy on the host is opened one component at a
+    time without following symbolic links (:func:`~agentrig.boundary.read_inside`): a link the
+    agent planted in its workspace (``report.json -> /proc/self/environ``) is refused, never read.
+    Raises :class:`~agentrig.boundary.BoundaryError` (one line) for such a report or one too large."""
+    from agentrig.boundary import BoundaryError, check_relative, read_inside, report_limit, shorten
+
+    limit = report_limit()
     host = getattr(copy, "host", None)
     path = spec.path
+    where = f"report '{shorten(spec.path)}'"
     if not path.startswith("/"):
+        check_relative(path, where)
         if host is not None:
-            file = host / path
-            return file.read_bytes() if file.is_file() else None
+            try:
+                return read_inside(host, path, where, limit)
+            except FileNotFoundError:
+                return None
         path = f"{getattr(copy, 'path')}/{path}"
-    return runtime.read_file(path)
+    data = runtime.read_file(path)
+    if data is not None and len(data) > limit:
+        raise BoundaryError(f"{where}: larger than {limit} bytes; not read")
+    return data

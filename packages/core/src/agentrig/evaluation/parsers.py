@@ -11,6 +11,8 @@ import json
 import math
 from typing import Any
 
+from agentrig.boundary import REWARD_MAX_BYTES, shorten
+
 from agentrig.evaluation.records import MESSAGE_LIMIT, TestOutcome, TestResult
 
 REPORT_KINDS = ("pytest-json", "junit", "reward")
@@ -56,7 +58,9 @@ def parse_pytest_json(data: bytes, name: str = "report.json") -> list[TestResult
     try:
         report = json.loads(data)
     except (ValueError, UnicodeDecodeError) as exc:
-        raise ReportError(f"{name}: not a JSON document ({exc})") from None
+        raise ReportError(f"{name}: not a JSON document ({shorten(str(exc))})") from None
+    except RecursionError:
+        raise ReportError(f"{name}: nested too deeply to read") from None
     if not isinstance(report, dict) or not isinstance(report.get("tests", []), list):
         raise ReportError(f"{name}: not a pytest JSON report (expected an object with a 'tests' list)")
     tests: list[TestResult] = []
@@ -74,7 +78,7 @@ def parse_pytest_json(data: bytes, name: str = "report.json") -> list[TestResult
             raise ReportError(f"{name}: tests[{index}]: expected an object with 'nodeid' and 'outcome'")
         outcome = _PYTEST_OUTCOMES.get(str(entry["outcome"]))
         if outcome is None:
-            raise ReportError(f"{name}: tests[{index}].outcome: unknown outcome {entry['outcome']!r}")
+            raise ReportError(f"{name}: tests[{index}].outcome: unknown outcome '{shorten(repr(entry['outcome']), 40)}'")
         duration = 0.0
         message = None
         for stage_name in ("setup", "call", "teardown"):
@@ -111,9 +115,11 @@ def parse_junit_xml(data: bytes, name: str = "report.xml") -> list[TestResult]:
     try:
         root = ET.fromstring(data)
     except ET.ParseError as exc:
-        raise ReportError(f"{name}: not well-formed XML ({exc})") from None
+        raise ReportError(f"{name}: not well-formed XML ({shorten(str(exc))})") from None
     if root.tag not in ("testsuites", "testsuite"):
-        raise ReportError(f"{name}: not a JUnit report (root element <{root.tag}>, expected <testsuites> or <testsuite>)")
+        raise ReportError(
+            f"{name}: not a JUnit report (root element <{shorten(root.tag, 40)}>, expected <testsuites> or <testsuite>)"
+        )
     tests: list[TestResult] = []
     for case in root.iter("testcase"):
         classname = case.get("classname") or ""
@@ -149,7 +155,10 @@ def parse_junit_xml(data: bytes, name: str = "report.xml") -> list[TestResult]:
 
 def parse_reward(data: bytes, name: str = "reward.txt") -> float:
     """The reward of a reward file, in [0, 1]: ``reward.txt`` holds a number; ``reward.json`` a
-    number or an object whose ``reward`` (or ``score``) is one."""
+    number or an object whose ``reward`` (or ``score``) is one. At most
+    :data:`~agentrig.boundary.REWARD_MAX_BYTES` bytes; a non-finite number is an error."""
+    if len(data) > REWARD_MAX_BYTES:
+        raise ReportError(f"{name}: {len(data)} bytes, more than a reward file may hold ({REWARD_MAX_BYTES}); not read")
     try:
         text = data.decode("utf-8").strip()
     except UnicodeDecodeError:
@@ -160,6 +169,8 @@ def parse_reward(data: bytes, name: str = "reward.txt") -> float:
             value = json.loads(text)
         except ValueError:
             raise ReportError(f"{name}: not a JSON document") from None
+        except RecursionError:
+            raise ReportError(f"{name}: nested too deeply to read") from None
         if isinstance(value, dict):
             key = next((k for k in ("reward", "score") if k in value), None)
             if key is None:
@@ -171,9 +182,10 @@ def parse_reward(data: bytes, name: str = "reward.txt") -> float:
         raise ReportError(f"{name}: the reward {value!r} is not a number")
     try:
         reward = float(value)
-    except (TypeError, ValueError):
-        shown = text if len(text) <= 40 else text[:37] + "..."
-        raise ReportError(f"{name}: the reward {shown!r} is not a number") from None
-    if math.isnan(reward) or not 0.0 <= reward <= 1.0:
+    except (TypeError, ValueError, OverflowError):
+        raise ReportError(f"{name}: the reward '{shorten(text, 40)}' is not a number") from None
+    if not math.isfinite(reward):
+        raise ReportError(f"{name}: the reward '{shorten(text, 40)}' is not a finite number")
+    if not 0.0 <= reward <= 1.0:
         raise ReportError(f"{name}: the reward {reward:g} is outside [0, 1]")
     return reward

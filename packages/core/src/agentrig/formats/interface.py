@@ -98,7 +98,9 @@ class EvaluationContext:
     directory beside ``evaluation.json`` for raw reports; ``timeout`` the
     run's default seconds for a test command (``--test-timeout``); ``policy``
     the run's pass policy (``--pass-policy``), which wins over the format's;
-    ``env`` variables added to test commands.
+    ``env`` variables added to test commands; ``allow_env`` the credential variables
+    (``OPENAI_API_KEY``, ...) the user allows a task's own verifier to take from the host
+    (``-c verifier.allow_env=[NAME,...]``): a format never expands any other credential.
     """
 
     runtime: Runtime
@@ -107,6 +109,7 @@ class EvaluationContext:
     timeout: float = DEFAULT_TEST_TIMEOUT
     policy: PassPolicy | None = None
     env: Mapping[str, str] = field(default_factory=dict)
+    allow_env: frozenset[str] = frozenset()
 
     def run_tests(self, test: TestCommand) -> EvaluationRecord:
         """Run ``test`` on a copy of the workspace and return the structured record (never raises)."""
@@ -181,6 +184,11 @@ class ProblemFormat(ABC):
         Raise :class:`~agentrig.runtime.errors.RuntimeSetupError` (one line) when the problem
         cannot run in ``runtime``."""
         return None
+
+    def host_variables(self, problem: Problem) -> list[str]:
+        """The host environment variables ``problem``'s own files ask to be given (a Harbor task's
+        ``${VAR}`` in ``[verifier] env``); ``agentrig run`` names them once. Default: none."""
+        return []
 
     def agent_time_limit(self, problem: Problem, checkpoint: Checkpoint) -> float | None:
         """Wall-clock seconds the benchmark gives the agent on ``checkpoint`` (a Harbor task's

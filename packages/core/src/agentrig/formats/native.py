@@ -7,6 +7,7 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
+from agentrig.boundary import BoundaryError, check_relative, check_tree, resolve_inside, shorten
 from agentrig.formats.interface import ProblemFormat, parse_policy
 from agentrig.problem import Checkpoint, Problem, ProblemError
 
@@ -39,19 +40,45 @@ def describe_validation_error(exc: ValidationError, model: type[BaseModel], item
     return f"{where}: {first['msg']}{more}"
 
 
-def read_yaml(file: Path) -> Any:
-    """The YAML document in ``file``; a :class:`ProblemError` naming the line when it is not valid."""
+def read_yaml(file: Path, what: str = "problem file") -> Any:
+    """The YAML document in ``file``; a :class:`ProblemError` naming the file (and line) when it
+    is not valid, larger than the problem-file cap, or nested deeper than :data:`~agentrig.boundary.NESTING_MAX`.
+
+    libyaml's loader (about 10x faster on a dataset's files) composes nodes recursively on the C
+    stack, so a document deeper than the cap is never handed to it: the pure-Python loader reads
+    it and its ``RecursionError`` becomes the one line.
+    """
     import yaml
 
-    # libyaml's loader when PyYAML has it: a dataset's files are parsed ~10x faster
-    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+    from agentrig.boundary import NESTING_MAX, BoundaryError, check_nesting, nesting_bound, nesting_message
+
+    text = read_text(file, what)
+    fast = nesting_bound(text) <= NESTING_MAX
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader) if fast else yaml.SafeLoader
     try:
-        return yaml.load(file.read_text(encoding="utf-8"), Loader=loader)  # noqa: S506 - a safe loader
+        data = yaml.load(text, Loader=loader)  # noqa: S506 - a safe loader
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         at = f" at line {mark.line + 1}, column {mark.column + 1}" if mark is not None else ""
         reason = getattr(exc, "problem", None) or str(exc)
-        raise ProblemError(f"{file}: invalid YAML{at}: {reason}") from None
+        raise ProblemError(f"{file}: invalid YAML{at}: {shorten(' '.join(str(reason).split()))}") from None
+    except RecursionError:
+        raise ProblemError(nesting_message(str(file))) from None
+    try:
+        return check_nesting(data, str(file))
+    except BoundaryError as exc:
+        raise ProblemError(str(exc)) from None
+
+
+def read_text(file: Path, what: str = "problem file") -> str:
+    """The UTF-8 text of the problem file ``file``, at most the problem-file cap
+    (:func:`agentrig.boundary.problem_file_limit`); a :class:`ProblemError` naming the file otherwise."""
+    from agentrig.boundary import BoundaryError, read_problem_text
+
+    try:
+        return read_problem_text(file, what)
+    except BoundaryError as exc:
+        raise ProblemError(str(exc)) from None
     except UnicodeDecodeError:
         raise ProblemError(f"{file}: not UTF-8 text") from None
     except OSError as exc:
@@ -79,6 +106,10 @@ class NativeFormat(ProblemFormat):
             file = path / PROBLEM_FILE if not (path / "problem.yml").is_file() else path / "problem.yml"
         if not file.is_file():
             raise ProblemError(f"{file}: not found (a problem is a directory holding {PROBLEM_FILE})")
+        try:
+            resolve_inside(directory, file.name, str(file))
+        except BoundaryError as exc:
+            raise ProblemError(str(exc)) from None
         data = read_yaml(file)
         if not isinstance(data, dict):
             raise ProblemError(f"{file}: expected a mapping with 'name' and 'checkpoints', got {type(data).__name__}")
@@ -96,9 +127,19 @@ class NativeFormat(ProblemFormat):
 
 
 def check_problem(problem: Problem, file: Path) -> None:
-    """What the schema cannot check: files exist, names are unique, reports and policies parse."""
+    """What the schema cannot check: files exist inside the problem directory (no path, and no
+    symbolic link in a directory agentrig copies, leads out of it), names are unique, reports
+    and policies parse."""
+    try:
+        _check_problem(problem, file)
+    except BoundaryError as exc:
+        raise ProblemError(str(exc)) from None
+
+
+def _check_problem(problem: Problem, file: Path) -> None:
     from agentrig.evaluation.engine import ReportSpec
 
+    root = problem.path
     seen: set[str] = set()
     parse_policy(problem.pass_policy, f"{file}: pass_policy")
     for index, checkpoint in enumerate(problem.checkpoints):
@@ -106,21 +147,22 @@ def check_problem(problem: Problem, file: Path) -> None:
         if checkpoint.name in seen:
             raise ProblemError(f"{where}.name: duplicate checkpoint name '{checkpoint.name}'")
         seen.add(checkpoint.name)
-        prompt = problem.path / checkpoint.prompt
-        if not prompt.is_file():
-            raise ProblemError(f"{where}.prompt: file '{checkpoint.prompt}' does not exist")
+        if not resolve_inside(root, checkpoint.prompt, f"{where}.prompt").is_file():
+            raise ProblemError(f"{where}.prompt: file '{shorten(checkpoint.prompt)}' does not exist")
         if checkpoint.test is not None and not checkpoint.test.strip():
             raise ProblemError(f"{where}.test: empty command (remove the field for no test)")
-        if checkpoint.solution is not None and not (problem.path / checkpoint.solution).is_dir():
-            raise ProblemError(f"{where}.solution: directory '{checkpoint.solution}' does not exist")
+        if checkpoint.solution is not None and not check_tree(root, checkpoint.solution, f"{where}.solution").is_dir():
+            raise ProblemError(f"{where}.solution: directory '{shorten(checkpoint.solution)}' does not exist")
         if checkpoint.report is not None:
             try:
-                ReportSpec.parse(checkpoint.report)
+                spec = ReportSpec.parse(checkpoint.report)
             except ValueError as exc:
                 raise ProblemError(f"{where}.report: {exc}") from None
+            check_relative(spec.path, f"{where}.report")
         parse_policy(checkpoint.pass_policy, f"{where}.pass_policy")
-    if problem.workspace is not None and not (problem.path / problem.workspace).is_dir():
-        raise ProblemError(f"{file}: workspace: directory '{problem.workspace}' does not exist")
+    if problem.workspace is not None and not check_tree(root, problem.workspace, f"{file}: workspace").is_dir():
+        raise ProblemError(f"{file}: workspace: directory '{shorten(problem.workspace)}' does not exist")
+    check_tree(root, problem.tests, f"{file}: tests")
     for index, command in enumerate(problem.setup):
         if not command.strip():
             raise ProblemError(f"{file}: setup[{index}]: empty command")

@@ -152,7 +152,7 @@ def find_problems(
         _walk(root, root, formats, found, 0)
     if not found:
         if format is not None:
-            formats[0].load(root)  # the format's own message says what is missing
+            load_with(formats[0], root)  # the format's own message says what is missing
         raise ProblemError(f"'{root}': no problem found here or below it (formats tried: {_tried(formats)})")
     selected = [
         p for p in found
@@ -191,16 +191,33 @@ def load_problem(path: str | Path, format: str | None = None, registry: PluginRe
     """Load the one problem at ``path`` (detecting its format unless ``format`` names it)."""
     root = Path(path)
     if root.is_file() and root.name in ("problem.yaml", "problem.yml"):
-        return _check_prompts(get_format(format or "agentrig", registry).load(root))
+        return load_with(get_format(format or "agentrig", registry), root)
     if not root.is_dir():
         raise _not_found(root)
     if format is not None:
-        return _check_prompts(get_format(format, registry).load(root))
+        return load_with(get_format(format, registry), root)
     fmt = detect_format(root, registry)
     if fmt is None:
         formats = _formats(registry, None)
         raise ProblemError(f"'{root}': not a problem of any installed format (tried: {_tried(formats)})")
-    return _check_prompts(fmt.load(root))
+    return load_with(fmt, root)
+
+
+def load_with(fmt: ProblemFormat, path: Path) -> Problem:
+    """``fmt.load(path)``, then what holds for every format whatever its own checks: the problem's and
+    checkpoints' names are valid path components (:func:`agentrig.boundary.check_name`), every prompt
+    lies inside the problem directory and reads as UTF-8 text within the size cap. A
+    :class:`~agentrig.boundary.BoundaryError` of the format becomes a :class:`ProblemError`."""
+    from agentrig.boundary import BoundaryError, check_name
+
+    try:
+        problem = fmt.load(path)
+        check_name(problem.name, f"{path}: problem name")
+        for checkpoint in problem.checkpoints:
+            check_name(checkpoint.name, f"{path}: problem '{problem.name}': checkpoint name")
+    except BoundaryError as exc:
+        raise ProblemError(str(exc)) from None
+    return _check_prompts(problem)
 
 
 def _check_prompts(problem: Problem) -> Problem:

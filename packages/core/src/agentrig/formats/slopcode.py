@@ -47,6 +47,15 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from agentrig.boundary import (
+    BoundaryError,
+    check_name,
+    check_relative,
+    check_tree,
+    read_problem_text,
+    resolve_inside,
+    shorten,
+)
 from agentrig.evaluation.engine import ReportSpec, TestCommand
 from agentrig.evaluation.records import TestResult
 from agentrig.formats.interface import EvaluationContext, ProblemFormat, SolutionError, parse_policy
@@ -158,7 +167,7 @@ class SlopProblem(Problem):
 
     def prompt_text(self, checkpoint: Checkpoint) -> str:
         """The benchmark's ``just-solve`` prompt around the checkpoint's specification."""
-        spec = (self.path / checkpoint.prompt).read_text(encoding="utf-8")
+        spec = super().prompt_text(checkpoint)
         spec = _CANARY.sub("", spec, count=1)
         spec = spec.replace("%%%ENTRYPOINT:entry_file%%%", self.entry_path)
         spec = spec.replace("%%%ENTRYPOINT:entry_command%%%", f"python {self.entry_path}")
@@ -184,13 +193,24 @@ class SlopCodeFormat(ProblemFormat):
         return (path / CONFIG_FILE).is_file() and (path / "checkpoint_1.md").is_file()
 
     def load(self, path: Path) -> Problem:
-        """Read ``config.yaml``; checkpoints in their ``order``, each with its spec file."""
+        """Read ``config.yaml``; checkpoints in their ``order``, each with its spec file.
+
+        Every name that becomes a file name (the problem's, a static asset's) is a valid name and
+        every path (specifications, ``tests/``, ``solutions/``, static assets, ``entry_file``) stays
+        inside the problem directory, symbolic links included; else one line naming file and field.
+        """
+        try:
+            return self._load(Path(path))
+        except BoundaryError as exc:
+            raise ProblemError(str(exc)) from None
+
+    def _load(self, directory: Path) -> Problem:
         from agentrig.formats.native import read_yaml
 
-        directory = Path(path)
         file = directory / CONFIG_FILE
         if not file.is_file():
             raise ProblemError(f"{file}: not found (a SlopCodeBench problem holds {CONFIG_FILE})")
+        resolve_inside(directory, CONFIG_FILE, str(file))
         data = read_yaml(file)
         if not isinstance(data, dict):
             raise ProblemError(f"{file}: expected a mapping with 'name', 'entry_file' and 'checkpoints'")
@@ -198,8 +218,9 @@ class SlopCodeFormat(ProblemFormat):
             config = ProblemConfig.model_validate(data)
         except ValidationError as exc:
             raise ProblemError(f"{file}: {_describe(exc)}") from None
-        if not re.match(r"^[A-Za-z0-9_.-]+$", config.name):
-            raise ProblemError(f"{file}: name: '{config.name}' must be letters, digits, '_', '.' or '-'")
+        check_name(config.name, f"{file}: name")
+        root = directory.resolve()
+        check_relative(config.entry_file, f"{file}: entry_file")
         orders: dict[int, str] = {}
         for name, checkpoint in config.checkpoints.items():
             if not _CHECKPOINT_NAME.match(name):
@@ -209,11 +230,15 @@ class SlopCodeFormat(ProblemFormat):
                     f"{file}: checkpoints.{name}.order: {checkpoint.order} is also the order of {orders[checkpoint.order]}"
                 )
             orders[checkpoint.order] = name
-            if not (directory / f"{name}.md").is_file():
+            if not resolve_inside(root, f"{name}.md", f"{file}: checkpoints.{name}: specification").is_file():
                 raise ProblemError(f"{file}: checkpoints.{name}: its specification '{name}.md' does not exist")
         for asset_name, asset in config.static_assets.items():
-            if not (directory / asset.path).exists():
-                raise ProblemError(f"{file}: static_assets.{asset_name}.path: '{asset.path}' does not exist")
+            check_name(asset_name, f"{file}: static_assets key")
+            where = f"{file}: static_assets.{asset_name}.path"
+            if not check_tree(root, asset.path, where).exists():
+                raise ProblemError(f"{where}: '{shorten(asset.path)}' does not exist")
+        check_tree(root, "tests", f"{file}: tests/")
+        check_tree(root, "solutions", f"{file}: solutions/")
         ordered = [name for _, name in sorted(orders.items())]
         tests_dir = directory / "tests"
         checkpoints: list[SlopCheckpoint] = []
@@ -315,8 +340,8 @@ class SlopCodeFormat(ProblemFormat):
         count = 0
         for name in checkpoint.test_files:
             try:
-                text = (problem.path / "tests" / name).read_text(encoding="utf-8")
-            except OSError:
+                text = read_problem_text(problem.path / "tests" / name, "test file")
+            except (OSError, ValueError):
                 continue
             count += len(re.findall(r"^\s*(?:async\s+)?def test_", text, re.MULTILINE))
         return count

@@ -8,6 +8,7 @@ on a copy of the workspace.
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -34,16 +35,25 @@ def evaluate_checkpoint(
     report_dir: Path | None = None,
     timeout: float = DEFAULT_TEST_TIMEOUT,
     policy: PassPolicy | None = None,
+    allow_env: Collection[str] = (),
 ) -> EvaluationRecord:
     """Evaluate the workspace after ``checkpoint`` with ``problem``'s format; never raises for a
-    failing test or runtime (an infrastructure failure is recorded as one)."""
+    failing test or runtime (an infrastructure failure is recorded as one). ``allow_env``: the
+    credential variables a task's verifier may take from the host (``-c verifier.allow_env``)."""
     from agentrig.formats.interface import EvaluationContext
     from agentrig.formats.resolve import get_format
 
     started = utcnow()
     try:
         fmt = get_format(problem.format)
-        context = EvaluationContext(runtime=runtime, workspace=workspace, report_dir=report_dir, timeout=timeout, policy=policy)
+        context = EvaluationContext(
+            runtime=runtime,
+            workspace=workspace,
+            report_dir=report_dir,
+            timeout=timeout,
+            policy=policy,
+            allow_env=frozenset(allow_env),
+        )
         return fmt.evaluate(problem, checkpoint, context)
     except Exception as exc:  # a format's bug is the evaluation's failure, not the run's
         return EvaluationRecord(

@@ -54,6 +54,8 @@ class ProblemJob(BaseModel):
     thinking: str | None = None  # a ThinkingPreset value (--thinking)
     thinking_max_tokens: int | None = None
     pass_policy: str | None = None  # the run's --pass-policy, over the format's and the problem's
+    #: Credentials a task's verifier may take from the host (``-c verifier.allow_env=[NAME,...]``).
+    verifier_allow_env: list[str] = []
     attempt: int | None = None  # 1..K with --attempts K (K > 1); None: the run has one attempt
     #: The checkpoints of this problem run the dispatcher has recorded (its ``results.jsonl``
     #: lines), when the job was made: the run starts after them and never redoes one.

@@ -324,6 +324,7 @@ class _ProblemRun:
             report_dir=paths.root / REPORT_DIR,
             timeout=self.job.test_timeout,
             policy=self._policy,
+            allow_env=self.job.verifier_allow_env,
         )
         write_model_atomic(paths.evaluation, evaluation)
 

@@ -7,6 +7,7 @@ model, output directory) is found here, before any agent starts.
 from __future__ import annotations
 
 import platform
+import re
 import sys
 import time
 import uuid
@@ -15,7 +16,9 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from agentrig.boundary import shorten
 
 from agentrig.run.evaluation import DEFAULT_TEST_TIMEOUT
 from agentrig.executors.interface import Executor
@@ -35,6 +38,27 @@ from agentrig.run.records import (
     unit_name,
     utcnow,
 )
+
+
+class VerifierOptions(BaseModel):
+    """The ``verifier.KEY=VALUE`` overrides: what a task's own verifier may take from the host."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    allow_env: list[str] = Field(
+        default_factory=list,
+        description="Credential variables (OPENAI_API_KEY, ...) a task's [verifier] env may expand from the host.",
+    )
+
+    @field_validator("allow_env", mode="before")
+    @classmethod
+    def _names(cls, value: Any) -> Any:
+        items = [value] if isinstance(value, str) else value
+        if isinstance(items, list):
+            for item in items:
+                if not isinstance(item, str) or not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", item):
+                    raise ValueError(f"'{shorten(str(item), 60)}' is not an environment variable name")
+        return items
 
 
 class RunRequest(BaseModel):
@@ -65,6 +89,7 @@ class RunRequest(BaseModel):
     reset_context: bool = False
     thinking: str | None = None
     thinking_max_tokens: int | None = None
+    verifier_allow_env: list[str] = Field(default_factory=list)
 
 
 def default_output(now: datetime | None = None) -> Path:
@@ -237,6 +262,7 @@ def _prepare_claimed(
             thinking=request.thinking,
             thinking_max_tokens=request.thinking_max_tokens,
             pass_policy=request.pass_policy,
+            verifier_allow_env=request.verifier_allow_env,
             finished=finished_lines.get(unit, []),
             started=record.problems[unit].started,
         )

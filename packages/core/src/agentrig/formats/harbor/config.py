@@ -16,10 +16,13 @@ from __future__ import annotations
 import os
 import re
 import sys
+from collections.abc import Collection
 from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+
+from agentrig.boundary import BoundaryError, check_nesting, nesting_message, read_problem_text, shorten
 
 TASK_TOML = "task.toml"
 TASK_YAML = "task.yaml"
@@ -164,9 +167,26 @@ def _field_error(path: Path, exc: ValidationError) -> TaskConfigError:
     field = ".".join(str(part) for part in error["loc"])
     message = error["msg"]
     if error["type"] not in ("missing",) and "input" in error and not isinstance(error["input"], (dict, list)):
-        message += f" (got {error['input']!r})"
+        message += f" (got {shorten(repr(error['input']))})"
     where = f"field `{field}`" if field else "the file"
     return TaskConfigError(f"{path}: {where}: {message}")
+
+
+def _read(path: Path) -> str:
+    """The text of a task's configuration file, at most the problem-file cap; :class:`TaskConfigError` otherwise."""
+    try:
+        return read_problem_text(path, "task file")
+    except BoundaryError as exc:
+        raise TaskConfigError(str(exc)) from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise TaskConfigError(f"{path}: cannot read: {exc}") from None
+
+
+def _nesting(data: Any, path: Path) -> None:
+    try:
+        check_nesting(data, str(path))
+    except BoundaryError as exc:
+        raise TaskConfigError(str(exc)) from None
 
 
 def read_task_toml(path: Path) -> HarborTaskConfig:
@@ -176,12 +196,14 @@ def read_task_toml(path: Path) -> HarborTaskConfig:
     else:  # pragma: no cover - Python 3.10
         import tomli as tomllib
 
+    text = _read(path)
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
+        data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
-        raise TaskConfigError(f"{path}: invalid TOML: {' '.join(str(exc).split())}") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise TaskConfigError(f"{path}: cannot read: {exc}") from None
+        raise TaskConfigError(f"{path}: invalid TOML: {shorten(' '.join(str(exc).split()))}") from None
+    except RecursionError:
+        raise TaskConfigError(nesting_message(str(path))) from None
+    _nesting(data, path)
     try:
         return HarborTaskConfig.model_validate(data)
     except ValidationError as exc:
@@ -192,15 +214,17 @@ def read_task_yaml(path: Path) -> TerminalBenchTaskConfig:
     """Parse a Terminal-Bench ``task.yaml``; raises :class:`TaskConfigError` naming the file and the field."""
     import yaml
 
+    text = _read(path)
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        data = yaml.safe_load(text)  # the pure-Python loader: deep nesting is a RecursionError, never a crash
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark is not None else ""
         reason = getattr(exc, "problem", None) or str(exc)
-        raise TaskConfigError(f"{path}: invalid YAML{where}: {' '.join(str(reason).split())}") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise TaskConfigError(f"{path}: cannot read: {exc}") from None
+        raise TaskConfigError(f"{path}: invalid YAML{where}: {shorten(' '.join(str(reason).split()))}") from None
+    except RecursionError:
+        raise TaskConfigError(nesting_message(str(path))) from None
+    _nesting(data, path)
     if not isinstance(data, dict):
         raise TaskConfigError(f"{path}: expected a mapping of fields (instruction, max_agent_timeout_sec, ...)")
     try:
@@ -209,18 +233,43 @@ def read_task_yaml(path: Path) -> TerminalBenchTaskConfig:
         raise _field_error(path, exc) from None
 
 
-def resolve_env(env: dict[str, str], where: str, environ: dict[str, str] | None = None) -> dict[str, str]:
+def host_variables(env: dict[str, str]) -> list[str]:
+    """The host variables ``env``'s values name (``${VAR}`` / ``${VAR:-default}``), sorted."""
+    return sorted({match.group(1) for value in env.values() for match in _ENV_TEMPLATE.finditer(value)})
+
+
+def resolve_env(
+    env: dict[str, str],
+    where: str,
+    environ: dict[str, str] | None = None,
+    *,
+    allow: Collection[str] = (),
+) -> dict[str, str]:
     """``env`` with ``${VAR}`` / ``${VAR:-default}`` taken from the host environment.
 
     A variable that is unset and has no default raises :class:`TaskConfigError`
-    naming ``where`` (e.g. ``tasks/x/task.toml [verifier] env.API_KEY``).
+    naming ``where`` (e.g. ``tasks/x/task.toml [verifier] env.API_KEY``). A credential
+    agentrig holds (:func:`agentrig.credentials.is_credential_variable`: ``OPENAI_API_KEY``,
+    ``ANTHROPIC_API_KEY``, any ``*_API_KEY``, ...) is never taken from the host unless ``allow``
+    names it (``-c verifier.allow_env=[NAME,...]``): its default is used, or, without one, the
+    same error says how to allow it.
     """
+    from agentrig.credentials import is_credential_variable
+
     source = os.environ if environ is None else environ
+    allowed = set(allow)
     resolved: dict[str, str] = {}
     for key, value in env.items():
 
         def fill(match: re.Match[str], key: str = key) -> str:
             name, default = match.group(1), match.group(2)
+            if is_credential_variable(name) and name not in allowed:
+                if default is not None:
+                    return default
+                raise TaskConfigError(
+                    f"{where}.{key}: host variable {name} holds a credential agentrig does not hand to task"
+                    f" scripts; allow it with -c verifier.allow_env=[{name}]"
+                )
             if name in source:
                 return source[name]
             if default is not None:

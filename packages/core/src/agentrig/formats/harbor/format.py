@@ -39,7 +39,16 @@ class HarborFormat(ProblemFormat):
         """Upload ``tests/`` into the container, run the verifier, read the reward back."""
         from agentrig.formats.harbor.verifier import run_verifier
 
-        return run_verifier(_task(problem), context.runtime, report_dir=context.report_dir, policy=context.policy)
+        return run_verifier(
+            _task(problem), context.runtime, report_dir=context.report_dir, policy=context.policy, allow_env=context.allow_env
+        )
+
+    def host_variables(self, problem: Problem) -> list[str]:
+        """The host variables the task's ``[verifier]`` and ``[solution] env`` name (``${VAR}``)."""
+        from agentrig.formats.harbor.config import host_variables
+
+        config = _task(problem).config
+        return sorted({*host_variables(config.verifier.env), *host_variables(config.solution.env)})
 
     def count_tests(self, problem: Problem, checkpoint: Checkpoint) -> int | None:
         """One verifier script per task."""

@@ -12,6 +12,8 @@ from __future__ import annotations
 import json
 import math
 
+from agentrig.boundary import REWARD_MAX_BYTES, shorten
+
 from pydantic import BaseModel, Field
 
 REWARD_TXT = "reward.txt"
@@ -37,29 +39,41 @@ def _number(value: object) -> float | None:
     return number if math.isfinite(number) else None
 
 
+def _capped(data: bytes, where: str) -> bytes:
+    if len(data) > REWARD_MAX_BYTES:
+        raise RewardError(
+            f"{where} holds {len(data)} bytes, more than a reward file may ({REWARD_MAX_BYTES}): not read"
+        )
+    return data
+
+
 def parse_reward_text(data: bytes, where: str = REWARD_TXT) -> Reward:
-    """A ``reward.txt``: one number (surrounding whitespace allowed)."""
-    text = data.decode("utf-8", errors="replace").strip()
+    """A ``reward.txt``: one finite number (surrounding whitespace allowed), at most
+    :data:`~agentrig.boundary.REWARD_MAX_BYTES` bytes; error messages quote at most 40 characters."""
+    text = _capped(data, where).decode("utf-8", errors="replace").strip()
     if not text:
         raise RewardError(f"{where} is empty: the test script must write a number (e.g. 1 or 0.5) into it")
     try:
         value = float(text)
     except ValueError:
-        shown = text if len(text) <= 40 else text[:40] + "..."
-        raise RewardError(f"{where} holds {shown!r}, not a number: the test script must write e.g. 1 or 0.5") from None
+        raise RewardError(
+            f"{where} holds '{shorten(text, 40)}', not a number: the test script must write e.g. 1 or 0.5"
+        ) from None
     if not math.isfinite(value):
-        raise RewardError(f"{where} holds {text!r}, not a finite number")
+        raise RewardError(f"{where} holds '{shorten(text, 40)}', not a finite number")
     return Reward(source=REWARD_TXT, rewards={"reward": value}, score=value)
 
 
 def parse_reward_json(data: bytes, where: str = REWARD_JSON) -> Reward:
     """A ``reward.json``: an object of numeric metrics; the score is ``reward`` or the only metric."""
-    if not data.strip():
+    if not _capped(data, where).strip():
         raise RewardError(f"{where} is empty: the test script must write a JSON object of numbers into it")
     try:
         parsed = json.loads(data)
     except ValueError as exc:
-        raise RewardError(f"{where} is not valid JSON ({exc})") from None
+        raise RewardError(f"{where} is not valid JSON ({shorten(str(exc))})") from None
+    except RecursionError:
+        raise RewardError(f"{where} is nested too deeply to read") from None
     if not isinstance(parsed, dict):
         raise RewardError(f"{where} must hold a JSON object of numbers, e.g. {{\"reward\": 1}}, not {type(parsed).__name__}")
     rewards = {str(k): n for k, v in parsed.items() if (n := _number(v)) is not None}
@@ -70,7 +84,8 @@ def parse_reward_json(data: bytes, where: str = REWARD_JSON) -> Reward:
     elif not rewards:
         raise RewardError(f"{where} holds no numeric metric: write e.g. {{\"reward\": 1}}")
     else:
-        raise RewardError(f"{where} holds several metrics ({', '.join(sorted(rewards))}) and no 'reward' key to score by")
+        names = shorten(", ".join(sorted(rewards)))
+        raise RewardError(f"{where} holds several metrics ({names}) and no 'reward' key to score by")
     return Reward(source=REWARD_JSON, rewards=rewards, score=score)
 
 

@@ -35,6 +35,7 @@ from agentrig.formats.harbor.config import (
     read_task_toml,
     read_task_yaml,
 )
+from agentrig.boundary import NAME_MAX_LENGTH, BoundaryError, check_tree, is_safe_name, resolve_inside
 from agentrig.problem import Checkpoint, Problem, ProblemError
 
 CHECKPOINT = "task"
@@ -63,8 +64,22 @@ class HarborTask(Problem):
 
 
 def task_name(path: Path) -> str:
-    """The problem name of the task at ``path``: its directory's name, in the characters names allow."""
-    return _NAME_CHARS.sub("-", path.name).strip("-") or "task"
+    """The problem name of the task at ``path``: its directory's name made a valid name
+    (:func:`agentrig.boundary.is_safe_name`): other characters become ``-``, dots only between
+    other characters, at most :data:`~agentrig.boundary.NAME_MAX_LENGTH` characters; ``task`` when nothing is left."""
+    text = _NAME_CHARS.sub("-", path.name)
+    text = ".".join(part for part in text.split(".") if part.strip("-"))
+    text = text.strip("-")[:NAME_MAX_LENGTH].rstrip(".-")
+    return text if is_safe_name(text) else "task"
+
+
+def _inside(root: Path, relative: str, what: str, *, tree: bool = False) -> Path:
+    """``relative`` under the task ``root``, which it (and, for a ``tree``, every link below it)
+    must not leave; :class:`ProblemError` naming the file and what it is otherwise."""
+    try:
+        return (check_tree if tree else resolve_inside)(root, relative, f"{root / relative}: {what}")
+    except BoundaryError as exc:
+        raise ProblemError(str(exc)) from None
 
 
 def _require(path: Path, what: str) -> None:
@@ -79,11 +94,15 @@ def _config_error(exc: TaskConfigError) -> ProblemError:
 def load_harbor_task(path: Path) -> HarborTask:
     """Read the Harbor task at ``path``; raises :class:`ProblemError` naming the file (and field) to fix."""
     path = path.resolve()
+    _inside(path, TASK_TOML, "the task's configuration")
     try:
         config = read_task_toml(path / TASK_TOML)
     except TaskConfigError as exc:
         raise _config_error(exc) from None
+    _inside(path, INSTRUCTION, "the task's instruction")
     _require(path / INSTRUCTION, "the task's instruction")
+    for directory, what in (("environment", "the build context"), ("tests", "the verifier"), ("solution", "the solution")):
+        _inside(path, directory, what, tree=True)
     dockerfile = path / "environment" / "Dockerfile"
     if config.environment.docker_image is None and not dockerfile.is_file():
         raise ProblemError(f"{dockerfile}: missing (the task's image; or set [environment] docker_image in {path / TASK_TOML})")
@@ -111,10 +130,12 @@ def load_harbor_task(path: Path) -> HarborTask:
 def load_terminal_bench_task(path: Path) -> HarborTask:
     """Read the Terminal-Bench task at ``path`` (``task.yaml``); raises :class:`ProblemError` naming the file."""
     path = path.resolve()
+    _inside(path, TASK_YAML, "the task's configuration")
     try:
         tb = read_task_yaml(path / TASK_YAML)
     except TaskConfigError as exc:
         raise _config_error(exc) from None
+    _inside(path, ".", "the task directory (its build context)", tree=True)
     dockerfile = path / "Dockerfile"
     _require(dockerfile, "the task's image; docker-compose setups without a top-level Dockerfile are not supported")
     _require(path / "run-tests.sh", "the test runner, uploaded to /tests with tests/")

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import re
 import shlex
+from collections.abc import Collection
 import tempfile
 import time
 from pathlib import Path
@@ -113,8 +114,13 @@ def run_verifier(
     report_dir: Path | None,
     policy: PassPolicy | None,
     timeout: float | None = None,
+    allow_env: Collection[str] = (),
 ) -> EvaluationRecord:
-    """Verify the agent's work on ``task`` in ``runtime``'s container; never raises for a broken verifier."""
+    """Verify the agent's work on ``task`` in ``runtime``'s container; never raises for a broken verifier.
+
+    ``allow_env`` names the credentials (``OPENAI_API_KEY``, ...) the task's ``[verifier] env``
+    may take from the host (``-c verifier.allow_env=[...]``); others are never expanded.
+    """
     from agentrig.evaluation.engine import finish, tail
     from agentrig.evaluation.policy import ALL
     from agentrig.evaluation.records import EvaluationRecord, utcnow
@@ -136,7 +142,7 @@ def run_verifier(
 
     try:
         container = container_of(runtime, task)
-        env = resolve_env(task.config.verifier.env, f"{task.path / 'task.toml'} [verifier] env")
+        env = resolve_env(task.config.verifier.env, f"{task.path / 'task.toml'} [verifier] env", allow=allow_env)
         if task.kind == "terminal-bench":
             env = {"TEST_DIR": TESTS_DIR, **env}
         _wipe(runtime, container, VERIFIER_LOGS, TESTS_DIR)
