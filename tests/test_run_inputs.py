@@ -118,7 +118,7 @@ def test_prompt_file_that_is_not_utf8(problem: Path, tmp_path: Path, capsys: pyt
         ("name: x\ncheckpoints: [\n", "invalid YAML at line"),
         ("- a\n- b\n", "expected a mapping"),
         ("name: x\ncheckpoints: []\n", "checkpoints: List should have at least 1 item"),
-        ("name: 'bad name'\ncheckpoints: [{name: a, prompt: a.md}]\n", "name: String should match pattern"),
+        ("name: 'bad name'\ncheckpoints: [{name: a, prompt: a.md}]\n", "name: 'bad name' is not a valid name"),
         ("name: x\nworkspace: nope\ncheckpoints: [{name: a, prompt: p.md}]\n", "workspace: directory 'nope' does not exist"),
         (
             "name: x\ncheckpoints: [{name: a, prompt: p.md}, {name: a, prompt: p.md}]\n",
