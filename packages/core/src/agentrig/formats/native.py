@@ -50,7 +50,7 @@ def read_yaml(file: Path, what: str = "problem file") -> Any:
     """
     import yaml
 
-    from agentrig.boundary import NESTING_MAX, BoundaryError, check_nesting, nesting_bound, nesting_message
+    from agentrig.boundary import NESTING_MAX, check_nesting, nesting_bound, nesting_message
 
     text = read_text(file, what)
     fast = nesting_bound(text) <= NESTING_MAX
@@ -73,7 +73,7 @@ def read_yaml(file: Path, what: str = "problem file") -> Any:
 def read_text(file: Path, what: str = "problem file") -> str:
     """The UTF-8 text of the problem file ``file``, at most the problem-file cap
     (:func:`agentrig.boundary.problem_file_limit`); a :class:`ProblemError` naming the file otherwise."""
-    from agentrig.boundary import BoundaryError, read_problem_text
+    from agentrig.boundary import read_problem_text
 
     try:
         return read_problem_text(file, what)
