@@ -21,6 +21,7 @@ from pydantic import BaseModel
 
 from agentrig.agent import Agent
 from agentrig.errors import AgentLimitError, AgentSetupError, AgentStepError
+from agentrig.scratch import temp_dir
 from agentrig.trajectory import UserStep
 from agentrig_claude_code.command import build_argv, build_env
 from agentrig_claude_code.config import ClaudeCodeConfig
@@ -167,7 +168,7 @@ class ClaudeCodeAgent(Agent):
             config_dir = f"{home.rstrip('/')}/{CONFIG_DIR_NAME}"
             self._config_dir_host = Path(host_home) / CONFIG_DIR_NAME
         else:  # a runtime without an isolated home (local only): a private directory of our own
-            self._config_dir_host = Path(tempfile.mkdtemp(prefix="agentrig-claude-config-"))
+            self._config_dir_host = temp_dir("agentrig-claude-config-", session=session)
             self._own_config_dir = True
             config_dir = str(self._config_dir_host)
         self._config_dir_host.mkdir(parents=True, exist_ok=True)
@@ -227,7 +228,7 @@ class ClaudeCodeAgent(Agent):
             cwd=self._runtime.workdir,
             resumed_session=resume,
         )
-        self._scratch = Path(tempfile.mkdtemp(prefix="agentrig-claude-run-"))
+        self._scratch = temp_dir("agentrig-claude-run-", session=self._session)  # under the run directory
         outcome = self._stream(argv, task, resume)
         self.outcome = outcome
         # resume only a session the CLI saved: one killed early has an id but no transcript

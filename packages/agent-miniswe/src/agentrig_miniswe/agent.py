@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import shutil
-import tempfile
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -19,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from agentrig import Agent, AgentError, AgentSetupError, CheckpointInferenceResult
+from agentrig.scratch import temp_dir
 from agentrig_miniswe.config import MiniSweConfig
 from agentrig_miniswe.files import write_text_atomic
 
@@ -112,7 +112,7 @@ class MiniSweAgent(Agent):
         self._session = session
         self._env = self._build_environment(session)
         self._check_model_settings()
-        self._scratch = Path(tempfile.mkdtemp(prefix="agentrig-miniswe-"))
+        self._scratch = temp_dir("agentrig-miniswe-", session=session)  # under the run directory
 
     def _build_environment(self, session: Session) -> RuntimeEnvironment:
         from agentrig_miniswe.environment import RuntimeEnvironment

@@ -12,13 +12,13 @@ import atexit
 import importlib
 import os
 import shutil
-import tempfile
 from dataclasses import dataclass
 from functools import lru_cache
 from types import ModuleType
 from typing import Any
 
 from agentrig import AgentSetupError
+from agentrig.scratch import temp_dir
 
 SUPPORTED_MAJOR = 2
 """The mini-swe-agent major version this package is written against (its v2 API)."""
@@ -116,7 +116,7 @@ def prepare_process_environment() -> None:
     os.environ.setdefault("MSWEA_SILENT_STARTUP", "1")
     if "MSWEA_GLOBAL_CONFIG_DIR" not in os.environ:
         if _config_dir is None:
-            _config_dir = tempfile.mkdtemp(prefix="agentrig-mswea-config-")
+            _config_dir = str(temp_dir("agentrig-mswea-config-"))  # named after this process: swept once it is gone
             atexit.register(shutil.rmtree, _config_dir, True)
         os.environ["MSWEA_GLOBAL_CONFIG_DIR"] = _config_dir
 

@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 from agentrig import Agent, AgentError, AgentSetupError, AgentStepError, CheckpointInferenceResult
 from agentrig.llm.interface import ChatMessage, ChatModel, ChatResponse, ToolCall
+from agentrig.scratch import temp_dir
 from agentrig.trajectory import AgentTextStep, ErrorStep, ThinkingStep, ToolUseStep, UserStep, parse_step
 from agentrig_react import compaction, prompts
 from agentrig_react.builtin_tools import builtin_tools
@@ -236,7 +237,8 @@ class ReactAgent(Agent):
             raise AgentSetupError(f"react config: {exc}") from None
         if self.chat_model is None:
             self.chat_model = self._make_chat_model()
-        self._scratch = Path(tempfile.mkdtemp(prefix="agentrig-react-"))
+        # in the session's directory (under the run directory in `agentrig run`): nothing left in /tmp by a kill -9
+        self._scratch = temp_dir("agentrig-react-", session=session)
         for subagent in self._subagents:
             subagent.session = session
             subagent.artifacts_root = self._scratch / "subagents"

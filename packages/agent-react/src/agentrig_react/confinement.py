@@ -45,7 +45,6 @@ from __future__ import annotations
 import os
 import sys
 from abc import abstractmethod
-import tempfile
 import threading
 from collections.abc import Mapping
 from functools import lru_cache
@@ -53,6 +52,7 @@ from pathlib import Path, PurePosixPath
 from typing import Any, Literal
 
 from agentrig.runtime.commands import to_argv
+from agentrig.scratch import temp_dir
 from agentrig.runtime.interface import Command, Runtime, RuntimeProcess
 
 ConfineMode = Literal["strict", "best_effort"]
@@ -271,7 +271,7 @@ class _ConfinedView(_View):
         """Confine commands to ``host_directory``; no readable directory may hold ``protected`` (the workspace)."""
         super().__init__(parent)
         self.directory = Path(host_directory).resolve()
-        self.private = Path(tempfile.mkdtemp(prefix="agentrig-subagent-"))
+        self.private = temp_dir("agentrig-subagent-")  # named after this process: swept once it is gone
         self.name = f"{parent.name}:{self.kind}"
         self.readable = readable_system_directories(protected)
 

@@ -14,8 +14,6 @@ limits, ``save_artifacts``, ``cleanup``) with the same hooks fired.
 
 from __future__ import annotations
 
-import shutil
-import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -147,11 +145,13 @@ def run_task(
     from agentrig.problem import Checkpoint
     from agentrig.run.agent_config import AgentConfigError, apply_model_settings
     from agentrig.runtime.resolve import create_runtime
+    from agentrig.scratch import remove_temp_dir, sweep, temp_dir
     from agentrig.session import Session
     from agentrig.workspace import Workspace, WorkspaceError
 
     if not isinstance(task, str) or not task.strip():
         raise TaskError("task: give the task text")
+    sweep()  # what agentrig processes killed earlier left: their processes and temporary directories
     agent_config = _config(agent, config)
     model_definition, credential = _model(model, models_dir)
     try:
@@ -171,13 +171,13 @@ def run_task(
         root = Path(workspace).expanduser().resolve()
         if not root.is_dir():
             raise TaskError(f"workspace={str(workspace)!r}: not a directory")
-        private = Path(tempfile.mkdtemp(prefix="agentrig-task-"))
+        private = temp_dir("agentrig-task-")  # named after this process: swept by the next agentrig if it is killed
         try:
             home = private / "home"
             home.mkdir()
             rt = create_runtime(runtime, root, home=home, options=options or None)
         except Exception as exc:
-            shutil.rmtree(private, ignore_errors=True)
+            remove_temp_dir(private)
             raise TaskError(f"runtime={runtime!r}: {' '.join(str(exc).split())}") from None
         session = Session(Workspace(root, owned=False), rt, home, directory=private)
     else:

@@ -68,10 +68,15 @@ class Session:
         started on it with ``env`` added to every command."""
         from agentrig.runtime.resolve import create_runtime
 
+        from agentrig.scratch import temp_dir
+
         parent = Path(base_dir) if base_dir is not None else Path(tempfile.gettempdir())
         try:
             parent.mkdir(parents=True, exist_ok=True)
-            directory = Path(tempfile.mkdtemp(prefix=f"agentrig-{name}-", dir=parent))
+            if base_dir is None:  # in the temporary directory: named after this process, swept once it is gone
+                directory = temp_dir(f"agentrig-{name}-")
+            else:  # under a run directory's .workspaces: removed by the run's own sweep
+                directory = Path(tempfile.mkdtemp(prefix=f"agentrig-{name}-", dir=parent))
         except OSError as exc:
             raise WorkspaceError(f"cannot create a session directory under '{parent}': {exc.strerror}") from None
         try:

@@ -158,19 +158,19 @@ def run_problem_job(job_json: str, channel: Any, ship: bool = False, resume: byt
     ``run_problem`` cleaned up the agent and its containers.
     """
     import shutil
-    import tempfile
 
     from agentrig.run.job import ProblemJob
     from agentrig.run.problem_run import run_problem
     from agentrig.run.progress import ProgressEvent
     from agentrig.run.signals import deferred_interrupts
+    from agentrig.scratch import temp_dir
 
     job = ProblemJob.model_validate_json(job_json)
     work_dir: Path | None = None
     if ship:
         from agentrig.run.shipping import pack_checkpoint, unpack
 
-        work_dir = Path(tempfile.mkdtemp(prefix="agentrig-ship-"))
+        work_dir = temp_dir("agentrig-ship-")  # named after this worker process: swept by agentrig once it is gone
         job = job.model_copy(update={"work_dir": str(work_dir)})
     else:
         _check_run_directory(job.output_dir)

@@ -275,9 +275,9 @@ def _write_generated(runtime: Runtime, copy: object, generated: Mapping[str, str
             (host / relative).parent.mkdir(parents=True, exist_ok=True)
             (host / relative).write_text(text, encoding="utf-8")
         return
-    import tempfile
+    from agentrig.scratch import temporary_directory
 
-    with tempfile.TemporaryDirectory(prefix="agentrig-generated-") as scratch:
+    with temporary_directory("agentrig-generated-") as scratch:
         for relative, text in generated.items():
             (Path(scratch) / relative).parent.mkdir(parents=True, exist_ok=True)
             (Path(scratch) / relative).write_text(text, encoding="utf-8")

@@ -62,6 +62,9 @@ class ProblemJob(BaseModel):
     finished: list[CheckpointResultLine] = []
     #: When the problem run first started (a resumed one keeps its first start).
     started: datetime | None = None
+    #: The run's id (``run_id`` in ``run.json``): every command carries it (``AGENTRIG_RUN_ID``),
+    #: so a ``--resume`` after a ``kill -9`` finds what the killed run left running.
+    run_id: str | None = None
 
     def resumed(self) -> ProblemJob:
         """This job with ``finished`` as the dispatcher has recorded it now.

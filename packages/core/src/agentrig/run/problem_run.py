@@ -151,7 +151,8 @@ class _ProblemRun:
             shutil.rmtree(stale, ignore_errors=True)  # left by a killed run: the snapshots are the truth
         seed = self.problem.path / self.problem.workspace if self.problem.workspace else None
         self.session = open_session(
-            self.job.runtime, self.job.image, seed, session_name, base, self.job.runtime_options, problem=self.problem
+            self.job.runtime, self.job.image, seed, session_name, base, self.job.runtime_options, problem=self.problem,
+            env=_run_marker(self.job),
         )
         seed = self.session.seed  # a format may seed the workspace itself (a Harbor task: its image's files)
         self.workspace = self.session.workspace
@@ -429,6 +430,13 @@ def _manifest_of(root: Path, ignore: tuple[str, ...]) -> Any:
             info = path.stat()
             records.append(FileRecord(path=rel, size=info.st_size, sha256=hash_file(path), mode=info.st_mode & 0o7777))
     return SnapshotManifest(created=utcnow(), ignore=list(ignore), files=records, total_size=sum(r.size for r in records))
+
+
+def _run_marker(job: ProblemJob) -> dict[str, str] | None:
+    """The run's marker for every command (``AGENTRIG_RUN_ID``), swept by ``--resume`` after a ``kill -9``."""
+    from agentrig.scratch import RUN_ENV
+
+    return {RUN_ENV: job.run_id} if job.run_id else None
 
 
 def run_problem(job: ProblemJob, emit: EventSink) -> ProblemRecord:

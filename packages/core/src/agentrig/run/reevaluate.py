@@ -12,7 +12,6 @@ report in ``evaluations/<n>/``); ``evaluation.json``, ``results.jsonl`` and
 
 from __future__ import annotations
 
-import tempfile
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -22,6 +21,7 @@ from pydantic import BaseModel
 from agentrig.run.atomic import write_model_atomic
 from agentrig.run.layout import CheckpointPaths, RunDirectory, RunDirectoryError
 from agentrig.run.records import CheckpointResultLine, EvaluationRecord, RunRecord, split_unit
+from agentrig.scratch import sweep, temporary_directory
 
 
 class EvaluateError(ValueError):
@@ -130,6 +130,7 @@ def reevaluate(
     from agentrig.evaluation.policy import PolicyError
     from agentrig.run.evaluation import DEFAULT_TEST_TIMEOUT
 
+    sweep()  # what killed agentrig processes left (a workspace copy of an evaluation, processes)
     directory = RunDirectory(Path(run_root))
     if not directory.root.is_dir():
         raise EvaluateError(f"{directory.root}: no such directory; pass a run directory (e.g. runs/latest)")
@@ -185,7 +186,7 @@ def _reevaluate_one(
     image = identity.runtime.agent_image or identity.runtime.image
     seed = problem.path / problem.workspace if problem.workspace else None
     target = _next_file(paths)
-    with tempfile.TemporaryDirectory(prefix="agentrig-evaluate-") as scratch:
+    with temporary_directory("agentrig-evaluate-") as scratch:  # swept by the next agentrig if we are killed
         session = open_session(
             identity.runtime.name, image, seed, line.unit.replace("/", "-"), Path(scratch), identity.runtime.options,
             problem=problem,

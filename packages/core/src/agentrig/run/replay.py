@@ -10,7 +10,6 @@ verdict is compared with the recorded one.
 
 from __future__ import annotations
 
-import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -108,6 +107,7 @@ def replay_checkpoint(checkpoint_dir: Path, *, keep: Path | None = None) -> Repl
     from agentrig.run.models import resolve
     from agentrig.run.problems import load_problem
     from agentrig.run.sessions import open_session
+    from agentrig.scratch import sweep, temporary_directory
 
     checkpoint_dir = Path(checkpoint_dir)
     if not checkpoint_dir.is_dir():
@@ -157,7 +157,8 @@ def replay_checkpoint(checkpoint_dir: Path, *, keep: Path | None = None) -> Repl
             f"{replies}: no recorded model replies, and agent '{identity.agent.type}' cannot replay on its own"
         )
     seed = problem.path / problem.workspace if problem.workspace else None
-    with tempfile.TemporaryDirectory(prefix="agentrig-replay-") as scratch:
+    sweep()  # what killed agentrig processes left (an earlier replay's workspace, processes)
+    with temporary_directory("agentrig-replay-") as scratch:
         session = open_session(
             identity.runtime.name, image, seed, problem_name.replace("/", "-"), Path(scratch), identity.runtime.options,
             problem=problem,

@@ -159,10 +159,22 @@ def prepare(
     directory = RunDirectory(output)
     previous, lock = directory.open(identity, resume=request.resume)
     try:
+        _sweep_leftovers(previous)
         return _prepare_claimed(request, identity, agent_distribution, problems, agent_image, directory, previous), lock
     except BaseException:
         directory.unlock(lock)
         raise
+
+
+def _sweep_leftovers(previous: RunRecord | None) -> None:
+    """Before anything runs: kill what an earlier start of this run left running (its commands carry the
+    run's id; the lock says that start is gone), and what other agentrig processes gone from this host left
+    (processes, temporary directories)."""
+    from agentrig.scratch import kill_run_processes, sweep
+
+    if previous is not None:
+        kill_run_processes(previous.run_id)
+    sweep()
 
 
 def _finished_lines(directory: RunDirectory) -> dict[str, list[CheckpointResultLine]]:
@@ -265,6 +277,7 @@ def _prepare_claimed(
             verifier_allow_env=request.verifier_allow_env,
             finished=finished_lines.get(unit, []),
             started=record.problems[unit].started,
+            run_id=record.run_id,
         )
         for problem, attempt, unit in units
     ]

@@ -20,6 +20,7 @@ def open_session(
     base_dir: Path,
     options: dict[str, Any] | None = None,
     problem: Problem | None = None,
+    env: dict[str, str] | None = None,
 ) -> Any:
     """A started :class:`agentrig.session.Session` seeded from ``seed``, under ``base_dir``.
 
@@ -30,7 +31,7 @@ def open_session(
     Harbor task's image, working directory and starting files), which then
     replaces the image, the options and the seed. ``session.seed`` is the
     directory the workspace was seeded from in the end (kept while the session
-    lives: the first checkpoint's diff compares with it).
+    lives: the first checkpoint's diff compares with it). ``env`` is added to every command's environment.
     """
     from agentrig.session import Session
 
@@ -51,7 +52,9 @@ def open_session(
                     merged["image"] = prepared.image
                 if prepared.seed is not None:
                     seed = prepared.seed
-        session = Session.create(runtime=runtime, seed=seed, name=name, base_dir=base_dir, runtime_options=merged or None)
+        session = Session.create(
+            runtime=runtime, seed=seed, name=name, base_dir=base_dir, env=env, runtime_options=merged or None
+        )
     except BaseException:
         if scratch is not None:
             shutil.rmtree(scratch, ignore_errors=True)

@@ -260,6 +260,10 @@ class LocalRuntime(Runtime):
         # their command's process group are still found and killed at cleanup
         self._marker = uuid.uuid4().hex
         self._env[MARKER_ENV] = self._marker
+        # and the tag of this process: what outlives it (kill -9) is swept by the next agentrig
+        from agentrig.scratch import OWNER_ENV, owner_tag
+
+        self._env[OWNER_ENV] = owner_tag()
         self._processes = ProcessSet()
         self._closed = False
         self._copies: set[Path] = set()  # workspace copies being tested: writable in the sandbox too

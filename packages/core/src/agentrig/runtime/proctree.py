@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import signal
 import time
+from collections.abc import Callable
 
 #: Scans of ``/proc`` for marked processes: at most, how many in a row must find none, the pause between two
 #: (see :func:`kill_marked`).
@@ -81,31 +82,72 @@ def kill_tree(pid: int, *, group: bool = True, sig: int = signal.SIGKILL, wait: 
     _wait_gone(signalled, wait)
 
 
-def marked_processes(name: str, value: str) -> list[int]:
-    """Pids of the processes whose environment holds ``name=value`` (children inherit it,
-    so this finds a command's background processes even after they left its group)."""
-    needle = f"{name}={value}".encode()
+def process_start_time(pid: int) -> str:
+    """The kernel's start time of ``pid`` (clock ticks since boot; with the pid it names one process
+    even after pid reuse), or ``""`` when no such process exists."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as handle:
+            data = handle.read()
+        return data[data.rfind(b")") + 2 :].split()[19].decode()
+    except (OSError, IndexError):
+        return ""
+
+
+def _ancestors() -> set[int]:
+    """This process and its ancestors (never signalled by a sweep, whatever their environment holds)."""
+    found = {os.getpid()}
+    pid = os.getppid()
+    while pid > 1 and pid not in found:
+        found.add(pid)
+        try:
+            with open(f"/proc/{pid}/stat", "rb") as handle:
+                data = handle.read()
+            pid = int(data[data.rfind(b")") + 2 :].split()[1])
+        except (OSError, IndexError, ValueError):
+            break
+    return found
+
+
+def matching_processes(select: Callable[[list[bytes]], bool]) -> list[int]:
+    """Pids of the current user's processes whose environment (its ``NAME=value`` items) ``select``
+    accepts; never this process nor its ancestors."""
     found: list[int] = []
-    me = os.getpid()
+    spared = _ancestors()
+    uid = os.getuid()
     try:
         names = os.listdir("/proc")
     except OSError:
         return found
     for entry in names:
-        if not entry.isdigit() or int(entry) == me:
+        if not entry.isdigit() or int(entry) in spared:
             continue
         try:
             with open(f"/proc/{entry}/environ", "rb") as handle:
+                if os.fstat(handle.fileno()).st_uid != uid:
+                    continue
                 environ = handle.read()
         except OSError:
             continue
-        if needle in environ.split(b"\0"):
+        if select(environ.split(b"\0")):
             found.append(int(entry))
     return found
 
 
+def marked_processes(name: str, value: str) -> list[int]:
+    """Pids of the processes whose environment holds ``name=value`` (children inherit it,
+    so this finds a command's background processes even after they left its group)."""
+    needle = f"{name}={value}".encode()
+    return matching_processes(lambda environ: needle in environ)
+
+
 def kill_marked(name: str, value: str, sig: int = signal.SIGKILL, wait: float = 2.0) -> int:
-    """Send ``sig`` to every process marked ``name=value``; returns how many were signalled.
+    """Send ``sig`` to every process marked ``name=value``; returns how many were signalled (see :func:`kill_matching`)."""
+    needle = f"{name}={value}".encode()
+    return kill_matching(lambda environ: needle in environ, sig, wait)
+
+
+def kill_matching(select: Callable[[list[bytes]], bool], sig: int = signal.SIGKILL, wait: float = 2.0) -> int:
+    """Send ``sig`` to every process :func:`matching_processes` finds with ``select``; returns how many were signalled.
 
     Waits up to ``wait`` seconds for them to be gone (or zombies): a signal is
     delivered asynchronously, and a caller that just killed a tree expects it
@@ -117,7 +159,7 @@ def kill_marked(name: str, value: str, sig: int = signal.SIGKILL, wait: float = 
     signalled: list[int] = []
     quiet = 0
     for _ in range(_SCANS):
-        found = [pid for pid in marked_processes(name, value) if _running(pid)]
+        found = [pid for pid in matching_processes(select) if _running(pid)]
         quiet = 0 if found else quiet + 1
         if quiet == _QUIET_SCANS:
             break

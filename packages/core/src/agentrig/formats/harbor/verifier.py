@@ -23,7 +23,6 @@ from __future__ import annotations
 import re
 import shlex
 from collections.abc import Collection
-import tempfile
 import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -31,6 +30,7 @@ from typing import TYPE_CHECKING, Any
 from agentrig.formats.harbor.config import SolutionCommand, TaskConfigError, resolve_env
 from agentrig.formats.harbor.reward import RewardError, parse_reward
 from agentrig.formats.harbor.task import HarborTask
+from agentrig.scratch import temporary_directory
 
 if TYPE_CHECKING:
     from agentrig.evaluation.policy import PassPolicy
@@ -147,7 +147,7 @@ def run_verifier(
             env = {"TEST_DIR": TESTS_DIR, **env}
         _wipe(runtime, container, VERIFIER_LOGS, TESTS_DIR)
         make_directories(container, VERIFIER_LOGS, AGENT_LOGS)
-        with tempfile.TemporaryDirectory(prefix="agentrig-harbor-tests-") as staging:
+        with temporary_directory("agentrig-harbor-tests-") as staging:
             bundle = Path(staging)
             for rel in task.test_files:
                 source = task.path / rel
@@ -251,7 +251,7 @@ def run_solution(task: HarborTask, runtime: Runtime) -> tuple[int | None, str]:
     env.update(resolve_env(task.config.solution.env, f"{task.path / 'task.toml'} [solution] env"))
     _wipe(runtime, container, SOLUTION_DIR)
     make_directories(container, AGENT_LOGS)
-    with tempfile.TemporaryDirectory(prefix="agentrig-harbor-solution-") as staging:
+    with temporary_directory("agentrig-harbor-solution-") as staging:
         put_directory(container, solution_bundle(task, Path(staging)), SOLUTION_DIR, user=getattr(runtime, "user", None))
     timeout = task.config.agent.timeout_sec
     result = runtime.exec(solution_command(task), env=env, timeout=timeout)
