@@ -1,0 +1,163 @@
+"""A ``kill -9`` of agentrig leaves nothing running and nothing in the temporary directory once the
+next agentrig starts: the agent's background processes (re-parented to PID 1) and the scratch
+directories of agents, evaluations and sessions are swept.
+
+Each test points ``TMPDIR`` at a directory of its own, so it sees only the files of its processes.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).parents[1] / "fixtures" / "scripted-agent" / "src"))
+
+from agentrig_scripted import testkit  # noqa: E402
+
+from agentrig.run.records import CheckpointResultLine, RunRecord  # noqa: E402
+from agentrig.testing.fake_server import FakeReply, FakeToolCall  # noqa: E402
+
+
+def _sleeps(duration: str) -> list[int]:
+    """Live (not zombie) processes of this user running ``sleep <duration>``."""
+    found = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            argv = Path(f"/proc/{entry}/cmdline").read_bytes().split(b"\0")
+            stat = Path(f"/proc/{entry}/stat").read_bytes()
+        except OSError:
+            continue
+        if argv[:2] == [b"sleep", duration.encode()] and stat[stat.rfind(b")") + 2 :][:1] != b"Z":
+            found.append(int(entry))
+    return found
+
+
+def _leftovers(tmpdir: Path) -> list[str]:
+    return sorted(p.name for p in tmpdir.iterdir() if p.name.startswith("agentrig"))
+
+
+def _wait_for(condition, what: str, timeout: float = 120) -> None:  # type: ignore[no-untyped-def]
+    deadline = time.monotonic() + timeout  # a deadline for a hang, not a speed limit: the suite runs in parallel
+    while not condition():
+        assert time.monotonic() < deadline, what
+        time.sleep(0.05)
+
+
+def _problem(root: Path) -> Path:
+    problem = root / "hang"
+    problem.mkdir(parents=True)
+    (problem / "problem.yaml").write_text(
+        "name: hang\ncheckpoints:\n  - name: checkpoint_1\n    prompt: checkpoint_1.md\n    test: \"true\"\n"
+    )
+    (problem / "checkpoint_1.md").write_text("Start a server in the background, then wait.\n")
+    return problem
+
+
+def test_kill_9_then_resume_leaves_no_background_process_and_nothing_in_tmp(
+    tmp_path: Path, fake_openai_server  # type: ignore[no-untyped-def]
+) -> None:
+    duration = f"300.{random.randrange(10**6):06d}"  # names this test's sleeps among every process of the machine
+    # both ways out of the command's process group: a plain background job and a new session
+    start = f"sleep {duration} >/dev/null 2>&1 & setsid sleep {duration} >/dev/null 2>&1 & echo started"
+    phase = {"resumed": False, "stalled": False}
+
+    def handler(request):  # type: ignore[no-untyped-def]
+        if phase["resumed"]:
+            return FakeReply(text="Done.")
+        if "started" not in str(request.body.get("messages", [])):
+            return FakeReply(tool_calls=[FakeToolCall(name="bash", arguments={"command": start})])
+        phase["stalled"] = True
+        return FakeReply(text="Done.", delay=60)  # the next call hangs until agentrig is killed
+
+    fake_openai_server.respond_with(handler)
+    tmpdir = tmp_path / "tmp"
+    tmpdir.mkdir()
+    out = tmp_path / "run"
+    args = [testkit.agentrig_bin(), "run", str(_problem(tmp_path / "problems")), "--agent", "react",
+            "--model", "openai/gpt-4o-mini", "--output", str(out), "-q"]
+    env = testkit.cli_env(tmp_path, fake_openai_server.base_url, TMPDIR=str(tmpdir))
+    runner = subprocess.Popen(args, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, cwd=tmp_path)
+    try:
+        _wait_for(lambda: phase["stalled"], "the agent never started its background processes")
+        assert len(_sleeps(duration)) == 2
+        runner.send_signal(signal.SIGKILL)
+        runner.wait(10)
+        time.sleep(0.5)
+        # the bug's precondition: killed with SIGKILL, agentrig could clean up nothing
+        orphans = _sleeps(duration)
+        assert len(orphans) == 2, "the background processes did not outlive the killed run"
+
+        phase["resumed"] = True
+        resumed = subprocess.run([*args, "--resume"], env=env, capture_output=True, text=True, timeout=180, cwd=tmp_path)
+        assert resumed.returncode == 0, resumed.stderr
+        # what is left: processes still running, entries in the temporary directory (both measured, then compared)
+        assert (_sleeps(duration), _leftovers(tmpdir)) == ([], []), "--resume left the killed run's leftovers"
+    finally:
+        if runner.poll() is None:
+            runner.kill()
+        for pid in _sleeps(duration):
+            os.kill(pid, signal.SIGKILL)
+    run = RunRecord.model_validate_json((out / "run.json").read_bytes())
+    assert run.status == "completed" and len(run.resumed) == 1
+    lines = [CheckpointResultLine.model_validate_json(x) for x in (out / "results.jsonl").read_text().splitlines()]
+    assert [(x.checkpoint, x.status) for x in lines] == [("checkpoint_1", "passed")]
+    assert not (out / ".workspaces").exists()
+
+
+KILLED_API_USER = """
+import sys
+import agentrig
+
+agentrig.run_task(sys.argv[1], agent="react", model="openai/gpt-4o-mini")
+"""
+
+
+def test_a_killed_python_api_run_leaves_nothing_once_the_next_one_starts(
+    tmp_path: Path, fake_openai_server  # type: ignore[no-untyped-def]
+) -> None:
+    duration = f"300.{random.randrange(10**6):06d}"
+    start = f"setsid sleep {duration} >/dev/null 2>&1 & echo started"
+    phase = {"second": False, "stalled": False}
+
+    def handler(request):  # type: ignore[no-untyped-def]
+        if phase["second"]:
+            return FakeReply(text="Done.")
+        if "started" not in str(request.body.get("messages", [])):
+            return FakeReply(tool_calls=[FakeToolCall(name="bash", arguments={"command": start})])
+        phase["stalled"] = True
+        return FakeReply(text="Done.", delay=60)
+
+    fake_openai_server.respond_with(handler)
+    tmpdir = tmp_path / "tmp"
+    tmpdir.mkdir()
+    env = testkit.cli_env(tmp_path, fake_openai_server.base_url, TMPDIR=str(tmpdir))
+    script = tmp_path / "user.py"
+    script.write_text(textwrap.dedent(KILLED_API_USER))
+    user = subprocess.Popen([sys.executable, str(script), "Start a server."], env=env, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.PIPE, cwd=tmp_path)
+    try:
+        _wait_for(lambda: phase["stalled"], "the agent never started its background process")
+        user.send_signal(signal.SIGKILL)
+        user.wait(10)
+        time.sleep(0.5)
+        assert len(_sleeps(duration)) == 1, "the background process did not outlive the killed program"
+        assert _leftovers(tmpdir), "the killed program left nothing in the temporary directory"
+
+        phase["second"] = True
+        again = subprocess.run([sys.executable, str(script), "Say done."], env=env, capture_output=True, text=True,
+                               timeout=180, cwd=tmp_path)
+        assert again.returncode == 0, again.stderr
+        assert (_sleeps(duration), _leftovers(tmpdir)) == ([], []), "the next run_task left the killed program's leftovers"
+    finally:
+        if user.poll() is None:
+            user.kill()
+        for pid in _sleeps(duration):
+            os.kill(pid, signal.SIGKILL)
