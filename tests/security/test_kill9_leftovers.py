@@ -90,7 +90,6 @@ def test_kill_9_then_resume_leaves_no_background_process_and_nothing_in_tmp(
         assert len(_sleeps(duration)) == 2
         runner.send_signal(signal.SIGKILL)
         runner.wait(10)
-        time.sleep(0.5)
         # the bug's precondition: killed with SIGKILL, agentrig could clean up nothing
         orphans = _sleeps(duration)
         assert len(orphans) == 2, "the background processes did not outlive the killed run"
@@ -147,7 +146,6 @@ def test_a_killed_python_api_run_leaves_nothing_once_the_next_one_starts(
         _wait_for(lambda: phase["stalled"], "the agent never started its background process")
         user.send_signal(signal.SIGKILL)
         user.wait(10)
-        time.sleep(0.5)
         assert len(_sleeps(duration)) == 1, "the background process did not outlive the killed program"
         assert _leftovers(tmpdir), "the killed program left nothing in the temporary directory"
 
@@ -161,3 +159,59 @@ def test_a_killed_python_api_run_leaves_nothing_once_the_next_one_starts(
             user.kill()
         for pid in _sleeps(duration):
             os.kill(pid, signal.SIGKILL)
+
+
+def _dead_tag() -> str:
+    """The tag of a process of this host that has ended."""
+    from agentrig.scratch import owner_tag
+
+    child = subprocess.Popen(["sleep", "30"])
+    tag = owner_tag(child.pid)
+    child.kill()
+    child.wait()
+    return tag
+
+
+def test_the_sweep_removes_only_what_an_ended_agentrig_of_this_host_left(tmp_path: Path) -> None:
+    from agentrig.scratch import OWNER_ENV, kill_orphaned_processes, owner_tag, sweep_temp_dirs
+
+    dead, alive = _dead_tag(), owner_tag()
+    host, pid, start = alive.split(".")
+    elsewhere = f"{'0' if host[0] != '0' else '1'}{host[1:]}.{pid}.{start}"  # another host's: never judged here
+    reused = f"{host}.{pid}.{int(start) + 1}"  # this pid, but not this process: its owner is gone
+    names = {
+        f"agentrig-react-{dead}-abcd1234": False,
+        f"agentrig-task-{reused}-abcd1234": False,
+        f"agentrig-react-{alive}-abcd1234": True,
+        f"agentrig-react-{_dead_tag().replace(host, elsewhere[:8])}-abcd1234": True,
+        "agentrig-react-abcd1234": True,  # no owner in the name: not ours to judge
+        f"precious-{dead}-abcd1234": True,  # not agentrig's
+    }
+    for name in names:
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "file").write_text("x")
+    link_target = tmp_path / "outside"
+    link_target.mkdir()
+    (link_target / "keep").write_text("keep")
+    os.symlink(link_target, tmp_path / f"agentrig-link-{dead}-abcd1234")  # removed as a link, never followed
+
+    removed = sweep_temp_dirs(tmp_path)
+
+    assert sorted(p.name for p in removed) == sorted(
+        [*(n for n, kept in names.items() if not kept), f"agentrig-link-{dead}-abcd1234"]
+    )
+    assert {n for n in names if (tmp_path / n).exists()} == {n for n, kept in names.items() if kept}
+    assert (link_target / "keep").read_text() == "keep"
+
+    orphan = subprocess.Popen(["sleep", "60"], env={**os.environ, OWNER_ENV: dead})
+    owned = subprocess.Popen(["sleep", "60"], env={**os.environ, OWNER_ENV: alive})
+    try:
+        time.sleep(0.2)
+        assert kill_orphaned_processes() >= 1
+        assert orphan.wait(5) == -signal.SIGKILL
+        assert owned.poll() is None, "the sweep killed a process whose agentrig still runs"
+    finally:
+        for proc in (orphan, owned):
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait()

@@ -141,13 +141,17 @@ def marked_processes(name: str, value: str) -> list[int]:
 
 
 def kill_marked(name: str, value: str, sig: int = signal.SIGKILL, wait: float = 2.0) -> int:
-    """Send ``sig`` to every process marked ``name=value``; returns how many were signalled (see :func:`kill_matching`)."""
-    needle = f"{name}={value}".encode()
-    return kill_matching(lambda environ: needle in environ, sig, wait)
+    """Send ``sig`` to every process marked ``name=value``; returns how many were signalled, once they are gone (see :func:`_kill_found`)."""
+    return _kill_found(lambda: marked_processes(name, value), sig, wait)
 
 
 def kill_matching(select: Callable[[list[bytes]], bool], sig: int = signal.SIGKILL, wait: float = 2.0) -> int:
-    """Send ``sig`` to every process :func:`matching_processes` finds with ``select``; returns how many were signalled.
+    """Send ``sig`` to every process :func:`matching_processes` finds with ``select``; returns how many were signalled."""
+    return _kill_found(lambda: matching_processes(select), sig, wait)
+
+
+def _kill_found(scan: Callable[[], list[int]], sig: int, wait: float) -> int:
+    """Send ``sig`` to every process ``scan`` finds; returns how many were signalled.
 
     Waits up to ``wait`` seconds for them to be gone (or zombies): a signal is
     delivered asynchronously, and a caller that just killed a tree expects it
@@ -159,7 +163,7 @@ def kill_matching(select: Callable[[list[bytes]], bool], sig: int = signal.SIGKI
     signalled: list[int] = []
     quiet = 0
     for _ in range(_SCANS):
-        found = [pid for pid in matching_processes(select) if _running(pid)]
+        found = [pid for pid in scan() if _running(pid)]
         quiet = 0 if found else quiet + 1
         if quiet == _QUIET_SCANS:
             break
