@@ -215,3 +215,20 @@ def test_the_sweep_removes_only_what_an_ended_agentrig_of_this_host_left(tmp_pat
             if proc.poll() is None:
                 proc.kill()
                 proc.wait()
+
+
+def test_an_agentrig_killed_but_not_yet_reaped_counts_as_gone(tmp_path: Path) -> None:
+    from agentrig.scratch import owner_gone, owner_tag, sweep_temp_dirs
+
+    child = subprocess.Popen(["sleep", "30"])
+    try:
+        tag = owner_tag(child.pid)
+        (tmp_path / f"agentrig-react-{tag}-abcd1234").mkdir()
+        assert not owner_gone(tag) and sweep_temp_dirs(tmp_path) == []
+        child.kill()
+        _wait_for(lambda: Path(f"/proc/{child.pid}/stat").read_bytes().rsplit(b") ", 1)[1][:1] == b"Z", "no zombie")
+        assert owner_gone(tag)  # its parent (this test) has not reaped it: a zombie, not an owner
+        assert [p.name for p in sweep_temp_dirs(tmp_path)] == [f"agentrig-react-{tag}-abcd1234"]
+    finally:
+        child.kill()
+        child.wait()

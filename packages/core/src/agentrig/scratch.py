@@ -35,7 +35,7 @@ from pathlib import Path
 from typing import Any
 
 from agentrig.boundary import remove
-from agentrig.runtime.proctree import kill_matching, kill_marked, process_start_time
+from agentrig.runtime.proctree import is_running, kill_matching, kill_marked, process_start_time
 
 log = logging.getLogger(__name__)
 
@@ -79,8 +79,9 @@ def owner_gone(tag: str) -> bool:
     match = _TAG.fullmatch(tag)
     if match is None or match["host"] != _host():
         return False
-    start = process_start_time(int(match["pid"]))
-    return start != match["start"]
+    pid = int(match["pid"])
+    # a killed owner not yet reaped by its parent is a zombie: gone all the same
+    return process_start_time(pid) != match["start"] or not is_running(pid)
 
 
 def temp_dir(prefix: str, *, session: Any = None, directory: Path | None = None) -> Path:

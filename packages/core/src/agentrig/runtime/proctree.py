@@ -189,6 +189,11 @@ def _wait_gone(pids: list[int], wait: float) -> None:
             time.sleep(0.005)
 
 
+def is_running(pid: int) -> bool:
+    """Whether ``pid`` exists and is not a zombie."""
+    return _running(pid)
+
+
 def _running(pid: int) -> bool:
     """Whether ``pid`` exists and is not a zombie."""
     try:
