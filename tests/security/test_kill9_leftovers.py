@@ -232,3 +232,39 @@ def test_an_agentrig_killed_but_not_yet_reaped_counts_as_gone(tmp_path: Path) ->
     finally:
         child.kill()
         child.wait()
+
+
+def test_a_killed_evaluate_leaves_no_workspace_copy_once_the_next_one_starts(
+    tmp_path: Path, fake_openai_server  # type: ignore[no-untyped-def]
+) -> None:
+    fake_openai_server.respond_with(testkit.solver())
+    duration = f"300.{random.randrange(10**6):06d}"
+    flag = tmp_path / "hang-in-tests"
+    # the test hangs (and leaves a background process) only while the flag exists: the run passes, evaluate hangs
+    check = f"test -f {flag} || exit 0\nsleep {duration} >/dev/null 2>&1 &\nsleep {duration}\n"
+    problem = testkit.make_problem(tmp_path / "problems", "calc", [("Write a.txt.", [testkit.write_file("a.txt", "a\n")], check)])
+    tmpdir = tmp_path / "tmp"
+    tmpdir.mkdir()
+    out = tmp_path / "run"
+    env = testkit.cli_env(tmp_path, fake_openai_server.base_url, TMPDIR=str(tmpdir))
+    ran = subprocess.run([testkit.agentrig_bin(), "run", str(problem), "--agent", "scripted", "--model", "openai/gpt-4o-mini",
+                          "--output", str(out), "-q"], env=env, capture_output=True, text=True, timeout=180, cwd=tmp_path)
+    assert ran.returncode == 0, ran.stderr
+    flag.write_text("")
+    evaluate = subprocess.Popen([testkit.agentrig_bin(), "evaluate", str(out)], env=env, stdout=subprocess.DEVNULL,
+                                stderr=subprocess.DEVNULL, cwd=tmp_path)
+    try:
+        _wait_for(lambda: len(_sleeps(duration)) == 2, "the evaluation never ran the test")
+        evaluate.send_signal(signal.SIGKILL)
+        evaluate.wait(10)
+        assert _leftovers(tmpdir), "the killed evaluation left nothing in the temporary directory"
+        flag.unlink()
+        again = subprocess.run([testkit.agentrig_bin(), "evaluate", str(out)], env=env, capture_output=True, text=True,
+                               timeout=180, cwd=tmp_path)
+        assert again.returncode == 0, again.stderr
+        assert (_sleeps(duration), _leftovers(tmpdir)) == ([], []), "the next evaluate left the killed one's leftovers"
+    finally:
+        if evaluate.poll() is None:
+            evaluate.kill()
+        for pid in _sleeps(duration):
+            os.kill(pid, signal.SIGKILL)
