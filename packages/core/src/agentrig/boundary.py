@@ -12,14 +12,18 @@ Problem and task files, run directories read back and model output are untrusted
 - :func:`guard` / :func:`remove` for what the run machinery writes and deletes: the path must be
   strictly inside the root it belongs to (a second line of defence behind the name checks);
 - :func:`read_capped` for a file whose size an attacker chooses;
+- :func:`read_inside` for a file of a directory read back (a run directory another person sent):
+  never through a symbolic link that leaves it;
 - :func:`shorten` for an error message that quotes untrusted input.
 """
 
 from __future__ import annotations
 
+import errno
 import os
 import re
 import shutil
+import stat
 from pathlib import Path
 
 #: The longest name accepted for a problem, checkpoint or attempt (one path component).
@@ -367,4 +371,33 @@ def read_inside(root: Path, relative: str, where: str, limit: int) -> bytes:
         data = handle.read(limit + 1)
     if len(data) > limit:
         raise BoundaryError(f"{where}: '{shorten(relative)}' is larger than {_size(limit)}; not read")
+
+
+def read_inside(root: Path, path: Path, limit: int | None = None) -> bytes:
+    """The bytes of the regular file ``path`` of a directory read back (a run directory), read only
+    when it resolves (symbolic links followed) inside ``root``: a link that leaves ``root`` is never
+    followed, and a FIFO or device is never opened for reading.
+
+    :class:`FileNotFoundError` when there is no such file (inside); :class:`BoundaryError` naming
+    the file when it leads outside ``root`` or is not a regular file; ``limit``: as
+    :func:`read_capped`.
+    """
+    path = Path(path)
+    if not os.path.lexists(path):
+        raise FileNotFoundError(2, "No such file or directory", str(path))
+    if not is_inside(root, path):
+        raise BoundaryError(f"{path}: a symbolic link leading outside {root}; not read")
+    real = _real(path)
+    try:
+        fd = os.open(real, os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0))
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:  # replaced by a link since it was resolved
+            raise BoundaryError(f"{path}: a symbolic link leading outside {root}; not read") from None
+        raise
+    with os.fdopen(fd, "rb") as handle:
+        if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
+            raise BoundaryError(f"{path}: not a regular file; not read")
+        data = handle.read() if limit is None else handle.read(limit + 1)
+    if limit is not None and len(data) > limit:
+        raise BoundaryError(f"{path}: file is larger than {_size(limit)}; not read")
     return data

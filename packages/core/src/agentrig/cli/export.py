@@ -37,7 +37,12 @@ def export_command(args: argparse.Namespace) -> int:
     from agentrig.report.reader import load_checkpoint
     from agentrig.run.atomic import write_bytes_atomic
 
+    from agentrig.boundary import BoundaryError, guard
+    from agentrig.cli.output import warning_line
+
     run = open_run_or_exit(args.run_dir)
+    for notice in run.notices:
+        warning_line(notice)
     entries = [e for e in run.entries() if e.paths.root.is_dir()]
     if args.format == "atif":
         from agentrig.report.atif import to_atif
@@ -47,9 +52,15 @@ def export_command(args: argparse.Namespace) -> int:
             raise CLIError(f"--output {out}: exists and is not a directory", status=2)
         try:
             for entry in entries:
-                trajectory = to_atif(run, load_checkpoint(entry))
+                detail = load_checkpoint(entry)
+                _warn(detail.notices)
+                trajectory = to_atif(run, detail)
                 data = trajectory.model_dump_json(indent=2, exclude_none=True) + "\n"
-                write_bytes_atomic(out / entry.problem / f"{entry.checkpoint}.json", data.encode("utf-8"))
+                # names read back are plain (checked by open_run); writes stay under --output all the same
+                target = guard(out, out / entry.problem / f"{entry.checkpoint}.json")
+                write_bytes_atomic(target, data.encode("utf-8"))
+        except BoundaryError as exc:
+            raise CLIError(str(exc), status=2) from None
         except OSError as exc:
             raise CLIError(f"--output {out}: {exc.strerror or exc}", status=2) from None
         print(f"{len(entries)} ATIF trajectories written under {out}")
@@ -58,7 +69,9 @@ def export_command(args: argparse.Namespace) -> int:
 
     lines: list[str] = []
     for entry in entries:
-        lines += [record.model_dump_json() for record in flat_steps(run, load_checkpoint(entry))]
+        detail = load_checkpoint(entry)
+        _warn(detail.notices)
+        lines += [record.model_dump_json() for record in flat_steps(run, detail)]
     text = "".join(line + "\n" for line in lines)
     if args.output == "-":
         sys.stdout.write(text)
@@ -73,3 +86,13 @@ def export_command(args: argparse.Namespace) -> int:
         raise CLIError(f"--output {out}: {exc.strerror or exc}", status=2) from None
     print(f"{len(lines)} steps of {len(entries)} checkpoints written to {out}")
     return 0
+
+
+def _warn(notices: list[str]) -> None:
+    """A checkpoint's notices about files left unread (a link leaving the run, a record that is not
+    one), one warning line each; the rest of the export is written."""
+    from agentrig.cli.output import warning_line
+
+    for notice in notices:
+        if "was started by a run that is gone" not in notice:
+            warning_line(notice)

@@ -36,13 +36,23 @@ def view_command(args: argparse.Namespace) -> int:
         report = Report(args.run_dirs, cache_runs=args.out is not None)
     except NotARunError as exc:
         raise CLIError(str(exc), status=2) from None
+    from agentrig.cli.output import warning_line
+
+    runs = report.runs()
+    for run in runs:  # what was left out (a name that is not one, a record that is unreadable), named once
+        for notice in run.notices:
+            warning_line(f"{run.root}: {notice}" if len(runs) > 1 else notice)
     if args.out is not None:
         from agentrig.view.site import write_site
 
         if args.out.exists() and not args.out.is_dir():
             raise CLIError(f"--out {args.out}: exists and is not a directory", status=2)
+        from agentrig.boundary import BoundaryError
+
         try:
             count = write_site(report, args.out)
+        except BoundaryError as exc:
+            raise CLIError(str(exc), status=2) from None
         except OSError as exc:
             raise CLIError(f"--out {args.out}: {exc.strerror or exc}", status=2) from None
         print(f"report written: {args.out / 'index.html'} ({count} files)")

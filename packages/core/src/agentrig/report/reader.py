@@ -4,6 +4,13 @@ This module is the one place that knows where a checkpoint's files live in a
 run directory (through :class:`~agentrig.run.layout.RunDirectory`); everything
 that shows or exports a run goes through :func:`open_run` and
 :func:`load_checkpoint`.
+
+A run directory read back may come from someone else: every name read from it
+(a problem or checkpoint in ``run.json``, ``problem.json`` or ``results.jsonl``,
+a directory on disk) must be a plain name as at load time, or it is left out
+with a notice naming the file and the name; every file is read only when it
+resolves inside the run directory (a symbolic link out of it is not followed,
+a FIFO is not opened); an unreadable record becomes a notice naming the file.
 """
 
 from __future__ import annotations
@@ -15,10 +22,20 @@ from pathlib import Path
 from typing import Any, Literal
 
 from agentrig.agent import CheckpointInferenceResult
+from agentrig.boundary import BoundaryError, is_safe_name, read_inside, shorten
 from agentrig.report.tolerant import RecordError, load_record_json, prune, read_record
-from agentrig.run.atomic import read_jsonl_lines
-from agentrig.run.layout import LOCK_FILE, RESULTS_FILE, RUN_FILE, CheckpointPaths, RunDirectory
-from agentrig.run.records import CheckpointResultLine, DiffRecord, EvaluationRecord, PassAtKSummary, RunRecord, split_unit
+from agentrig.run.atomic import read_jsonl_records
+from agentrig.run.layout import LOCK_FILE, PROBLEM_FILE, RESULTS_FILE, RUN_FILE, CheckpointPaths, RunDirectory
+from agentrig.run.records import (
+    CheckpointResultLine,
+    DiffRecord,
+    EvaluationRecord,
+    PassAtKSummary,
+    ProblemRecord,
+    RunRecord,
+    is_safe_unit,
+    split_unit,
+)
 from agentrig.trajectory import TrajectoryStep, parse_step
 
 CheckpointState = Literal["finished", "running", "interrupted", "pending"]
@@ -173,9 +190,9 @@ class CheckpointDetail:
 def run_process_alive(root: Path) -> bool:
     """Whether the process that holds ``root``'s lock file (a run writing it) still exists."""
     try:
-        text = (root / LOCK_FILE).read_text().strip()
+        text = read_inside(root, root / LOCK_FILE, limit=64).decode("ascii").strip()
         pid = int(text.split()[0])
-    except (OSError, ValueError, IndexError):
+    except (OSError, ValueError, IndexError):  # BoundaryError and UnicodeDecodeError are ValueErrors
         return False
     try:
         os.kill(pid, 0)
@@ -193,9 +210,21 @@ def read_results(directory: RunDirectory, notices: list[str]) -> dict[tuple[str,
     out: dict[tuple[str, str], CheckpointResultLine] = {}
     dropped: list[str] = []
     bad = 0
-    for number, text in enumerate(read_jsonl_lines(directory.results_file), 1):
+    try:
+        records = read_jsonl_records(directory.results_file, read=directory.read_bytes)
+    except BoundaryError as exc:
+        notices.append(f"{exc}; showing what {RUN_FILE} holds")
+        return out
+    except OSError as exc:
+        notices.append(f"{directory.results_file}: {exc.strerror or exc}; showing what {RUN_FILE} holds")
+        return out
+    for number, text in records:
         try:
             line = load_record_json(CheckpointResultLine, text, f"{RESULTS_FILE} line {number}", dropped)
+            if not is_safe_unit(line.unit):
+                raise RecordError(f"{RESULTS_FILE} line {number}: problem '{shorten(line.unit)}' is not a valid name")
+            if not is_safe_name(line.checkpoint):
+                raise RecordError(f"{RESULTS_FILE} line {number}: checkpoint '{shorten(line.checkpoint)}' is not a valid name")
         except RecordError as exc:
             bad += 1
             if bad == 1:
@@ -203,15 +232,45 @@ def read_results(directory: RunDirectory, notices: list[str]) -> dict[tuple[str,
             continue
         out.pop((line.unit, line.checkpoint), None)
         out[(line.unit, line.checkpoint)] = line
+    if bad > 1:
+        notices.append(f"{RESULTS_FILE}: {bad} lines left out in all")
     if dropped:
-        notices.append(f"{RESULTS_FILE}: fields unknown to this agentrig ignored: {', '.join(sorted(set(dropped)))}")
+        notices.append(f"{RESULTS_FILE}: fields unknown to this agentrig ignored: {_fields(dropped)}")
     return out
+
+
+def _fields(dropped: list[str]) -> str:
+    """Unknown fields named in a notice: a few, each shortened (a crafted record can hold many, long ones)."""
+    names = sorted(set(dropped))
+    shown = ", ".join(shorten(name, 40) for name in names[:10])
+    return shown + (f" and {len(names) - 10} more" if len(names) > 10 else "")
+
+
+def _read_problem(directory: RunDirectory, name: str, notices: list[str]) -> ProblemRecord | None:
+    """``<problem>/problem.json`` when a worker wrote one; ``None`` when missing, or unreadable, or naming
+    a checkpoint that is not a plain name (with a notice naming the file)."""
+    path = directory.problem_dir(name) / PROBLEM_FILE
+    if not os.path.lexists(path):
+        return None
+    try:
+        record = read_record(ProblemRecord, path, root=directory.root)
+    except RecordError as exc:
+        notices.append(f"{exc}; using {RUN_FILE}")
+        return None
+    bad = next((c for c in record.checkpoints if not is_safe_name(c)), None)
+    if bad is not None:
+        notices.append(f"{path}: checkpoint '{shorten(bad)}' is not a valid name; using {RUN_FILE}")
+        return None
+    return record
 
 
 def _checkpoint_dirs(problem_dir: Path) -> list[str]:
     """Checkpoint directories found on disk under a problem (for runs whose run.json is unreadable)."""
     try:
-        return sorted(p.name for p in problem_dir.iterdir() if p.is_dir() and not p.name.startswith("."))
+        return sorted(
+            p.name for p in problem_dir.iterdir()
+            if is_safe_name(p.name) and not p.is_symlink() and p.is_dir()
+        )
     except OSError:
         return []
 
@@ -232,11 +291,11 @@ def open_run(path: Path) -> LoadedRun:
     if directory.run_file.exists():
         dropped: list[str] = []
         try:
-            record = read_record(RunRecord, directory.run_file, dropped)
+            record = read_record(RunRecord, directory.run_file, dropped, root=root)
         except RecordError as exc:
             notices.append(f"{exc}; showing what {RESULTS_FILE} holds")
         if dropped:
-            notices.append(f"{RUN_FILE}: fields unknown to this agentrig ignored: {', '.join(sorted(set(dropped)))}")
+            notices.append(f"{RUN_FILE}: fields unknown to this agentrig ignored: {_fields(dropped)}")
     else:
         notices.append(f"{RUN_FILE} missing; showing what {RESULTS_FILE} holds")
     results = read_results(directory, notices)
@@ -253,9 +312,15 @@ def open_run(path: Path) -> LoadedRun:
     problem_info: dict[str, tuple[str, str | None]] = {}
     if record is not None:
         for name, problem in record.problems.items():
-            order[name] = list(problem.checkpoints)
+            if not is_safe_unit(name):
+                notices.append(f"{directory.run_file}: problem '{shorten(name)}' is not a valid name; left out")
+                continue
+            bad = next((c for c in problem.checkpoints if not is_safe_name(c)), None)
+            if bad is not None:
+                notices.append(f"{directory.run_file}: checkpoint '{shorten(bad)}' of problem '{name}' is not a valid name; left out")
+            order[name] = [c for c in problem.checkpoints if is_safe_name(c)]
             problem_info[name] = (problem.status, problem.error)
-            fresher = directory.read_problem(name)  # workers update it before run.json catches up
+            fresher = _read_problem(directory, name, notices)  # workers update it before run.json catches up
             if fresher is not None and fresher.checkpoints:
                 order[name] = list(fresher.checkpoints)
                 problem_info[name] = (fresher.status, fresher.error)
@@ -298,21 +363,43 @@ def open_run(path: Path) -> LoadedRun:
     return LoadedRun(root=root, record=record, live=live, status=status, problems=problems, notices=notices)
 
 
-def read_steps(path: Path, start: int = 0) -> tuple[list[TrajectoryStep | UnknownStep], list[str]]:
+def read_steps(
+    path: Path, start: int = 0, *, root: Path | None = None
+) -> tuple[list[TrajectoryStep | UnknownStep], list[str]]:
     """The steps of a ``trajectory.jsonl`` from line ``start`` on; a torn last line (a run
-    killed mid-write) is left out, and lines this version cannot read are kept as :class:`UnknownStep`."""
+    killed mid-write) is left out, and lines this version cannot read are kept as :class:`UnknownStep`.
+
+    ``root``: the run directory; a trajectory reached through a link leaving it is not read."""
     steps: list[TrajectoryStep | UnknownStep] = []
     notices: list[str] = []
-    for text in read_jsonl_lines(path)[start:]:
+    try:
+        lines = read_jsonl_records(path, read=(lambda p: read_inside(root, p)) if root is not None else None)
+    except BoundaryError as exc:
+        return steps, [str(exc)]
+    except OSError as exc:
+        return steps, [f"{path}: {exc.strerror or exc}"]
+    unreadable: list[str] = []
+    for number, raw in lines[start:]:
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError:
+            unreadable.append(f"line {number} is not UTF-8 text")
+            continue
         try:
             steps.append(parse_step(text))
             continue
-        except ValueError:
+        except (ValueError, RecursionError):
             pass
         try:
             data = json.loads(text)
+        except RecursionError:
+            unreadable.append(f"line {number} is nested too deeply")
+            continue
         except ValueError:
-            notices.append(f"{path.name}: a line that is not JSON was left out")
+            unreadable.append(f"line {number} is not JSON")
+            continue
+        if _deeper_than(data, MAX_STEP_DEPTH):
+            unreadable.append(f"line {number} is nested too deeply")
             continue
         if not isinstance(data, dict):
             continue
@@ -321,10 +408,29 @@ def read_steps(path: Path, start: int = 0) -> tuple[list[TrajectoryStep | Unknow
             if model is not None:
                 steps.append(model.model_validate(prune(model, data, [])))
                 continue
-        except ValueError:
+        except (ValueError, RecursionError):
             pass
         steps.append(UnknownStep(kind=str(data.get("kind", "?")), data=data))
+    if unreadable:
+        more = f" (and {len(unreadable) - 1} more such lines)" if len(unreadable) > 1 else ""
+        notices.append(f"{path}: {unreadable[0]}{more}; left out")
     return steps, notices
+
+
+#: How deeply a trajectory line this version does not know may nest and still be kept (and shown).
+MAX_STEP_DEPTH = 64
+
+
+def _deeper_than(data: Any, limit: int) -> bool:
+    """Whether decoded JSON ``data`` nests deeper than ``limit`` (walked without recursion)."""
+    stack: list[tuple[Any, int]] = [(data, 0)]
+    while stack:
+        value, depth = stack.pop()
+        if isinstance(value, (dict, list)):
+            if depth >= limit:
+                return True
+            stack.extend((child, depth + 1) for child in (value.values() if isinstance(value, dict) else value))
+    return False
 
 
 def _step_models() -> dict[str, Any]:
@@ -336,32 +442,42 @@ def _step_models() -> dict[str, Any]:
     }
 
 
-def _optional(model: Any, path: Path, notices: list[str]) -> Any:
-    if not path.exists():
+def _optional(model: Any, path: Path, notices: list[str], root: Path) -> Any:
+    if not os.path.lexists(path):
         return None
     dropped: list[str] = []
     try:
-        value = read_record(model, path, dropped)
+        value = read_record(model, path, dropped, root=root)
     except RecordError as exc:
         notices.append(str(exc))
         return None
     if dropped:
-        notices.append(f"{path.name}: fields unknown to this agentrig ignored: {', '.join(sorted(set(dropped)))}")
+        notices.append(f"{path.name}: fields unknown to this agentrig ignored: {_fields(dropped)}")
     return value
+
+
+def _run_root(entry: CheckpointEntry) -> Path:
+    """The run directory a checkpoint belongs to: above ``<problem>/<checkpoint>`` (and ``attempt_<i>``)."""
+    depth = 2 + entry.problem.count("/")
+    return entry.paths.root.parents[depth - 1]
 
 
 def load_checkpoint(entry: CheckpointEntry) -> CheckpointDetail:
     """Read every file of one checkpoint; missing files are ``None`` (with a notice when they should exist)."""
     paths = entry.paths
+    root = _run_root(entry)
     notices: list[str] = []
+    prompt: str | None = None
     try:
-        prompt: str | None = paths.prompt.read_text(encoding="utf-8", errors="replace")
+        prompt = read_inside(root, paths.prompt).decode("utf-8", errors="replace")
+    except BoundaryError as exc:
+        notices.append(str(exc))
     except OSError:
-        prompt = None
-    inference = _optional(CheckpointInferenceResult, paths.inference_result, notices)
-    evaluation = _optional(EvaluationRecord, paths.evaluation, notices)
-    diff = _optional(DiffRecord, paths.diff, notices)
-    steps, step_notices = read_steps(paths.trajectory)
+        pass
+    inference = _optional(CheckpointInferenceResult, paths.inference_result, notices, root)
+    evaluation = _optional(EvaluationRecord, paths.evaluation, notices, root)
+    diff = _optional(DiffRecord, paths.diff, notices, root)
+    steps, step_notices = read_steps(paths.trajectory, root=root)
     notices += step_notices
     if entry.state == "interrupted":
         notices.append(

@@ -17,6 +17,8 @@ from typing import Any, TypeVar, Union
 
 from pydantic import BaseModel, ValidationError
 
+from agentrig.boundary import BoundaryError, read_inside, shorten
+
 M = TypeVar("M", bound=BaseModel)
 
 
@@ -75,7 +77,7 @@ def prune(model: type[BaseModel], data: Any, dropped: list[str], where: str = ""
 def describe(exc: ValidationError) -> str:
     """The first problem of a validation error, as ``field: message``."""
     error = exc.errors()[0]
-    where = ".".join(str(p) for p in error.get("loc", ()))
+    where = shorten(".".join(str(p) for p in error.get("loc", ())))
     if error.get("type") == "missing":
         return f"field '{where}' is missing (written by an older agentrig?)"
     return f"field '{where}': {error.get('msg')}"
@@ -88,6 +90,8 @@ def load_record(model: type[M], data: Any, source: str, dropped: list[str] | Non
         return model.model_validate(prune(model, data, sink))
     except ValidationError as exc:
         raise RecordError(f"{source}: {describe(exc)}") from None
+    except RecursionError:
+        raise RecordError(f"{source}: nested too deeply to be a record") from None
 
 
 def load_record_json(model: type[M], text: str | bytes, source: str, dropped: list[str] | None = None) -> M:
@@ -97,19 +101,31 @@ def load_record_json(model: type[M], text: str | bytes, source: str, dropped: li
         return model.model_validate_json(text)
     except ValidationError:
         pass
+    if isinstance(text, bytes):
+        try:
+            text = text.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise RecordError(f"{source}: not UTF-8 text (byte {exc.start}); not a record") from None
     try:
         data = json.loads(text)
+    except RecursionError:
+        raise RecordError(f"{source}: nested too deeply to be a record") from None
     except ValueError as exc:
-        raise RecordError(f"{source}: not valid JSON ({exc})") from None
+        raise RecordError(f"{source}: not valid JSON ({shorten(str(exc))})") from None
     return load_record(model, data, source, dropped)
 
 
-def read_record(model: type[M], path: Path, dropped: list[str] | None = None) -> M:
-    """``model`` from the JSON file ``path``; :class:`RecordError` (naming the file) when unreadable."""
+def read_record(model: type[M], path: Path, dropped: list[str] | None = None, *, root: Path | None = None) -> M:
+    """``model`` from the JSON file ``path``; :class:`RecordError` (naming the file) when unreadable.
+
+    ``root``: the directory read back that ``path`` belongs to; a symbolic link leaving it is not
+    followed (:func:`~agentrig.boundary.read_inside`)."""
     try:
-        text = path.read_bytes()
+        text = read_inside(root, path) if root is not None else path.read_bytes()
     except FileNotFoundError:
         raise RecordError(f"{path}: not found") from None
+    except BoundaryError as exc:
+        raise RecordError(str(exc)) from None
     except OSError as exc:
         raise RecordError(f"{path}: {exc.strerror or exc}") from None
     return load_record_json(model, text, str(path), dropped)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 
 from pydantic import BaseModel
@@ -68,23 +69,44 @@ def append_model(path: Path, record: BaseModel, *, sync: bool = False) -> None:
     append_line(path, record.model_dump_json(), sync=sync)
 
 
-def read_jsonl_lines(path: Path, containing: str | None = None) -> list[str]:
-    """The complete lines of a JSONL file; a torn last line (a crash mid-write) is dropped.
+def read_jsonl_records(
+    path: Path, containing: str | None = None, read: Callable[[Path], bytes] | None = None
+) -> list[tuple[int, bytes]]:
+    """The complete lines of a JSONL file as ``(line number, bytes)``, not decoded; a torn last
+    line (a crash mid-write) and blank lines are dropped.
 
-    ``containing``: only the lines holding that text (tested before decoding, so
-    picking one problem's lines out of a long file costs little).
+    ``containing``: only the lines holding that text. ``read``: how the file is read
+    (default :meth:`Path.read_bytes`; a run directory read back passes one that never
+    follows a link out of it).
     """
     try:
-        data = path.read_bytes()
+        data = read(path) if read is not None else path.read_bytes()
     except FileNotFoundError:
         return []
     lines = data.split(b"\n")
     # Everything before the last newline is whole; what follows it is torn or empty.
-    whole = lines[:-1]
+    whole = list(enumerate(lines[:-1], 1))
     if containing is not None:
         needle = containing.encode("utf-8")
-        whole = [line for line in whole if needle in line]
-    return [line.decode("utf-8") for line in whole if line.strip()]
+        whole = [(number, line) for number, line in whole if needle in line]
+    return [(number, line) for number, line in whole if line.strip()]
+
+
+def read_jsonl_lines(path: Path, containing: str | None = None, read: Callable[[Path], bytes] | None = None) -> list[str]:
+    """The complete lines of a JSONL file; a torn last line (a crash mid-write) is dropped, and so
+    is a line that is not UTF-8 (no JSON record).
+
+    ``containing``: only the lines holding that text (tested before decoding, so
+    picking one problem's lines out of a long file costs little); ``read``: as
+    :func:`read_jsonl_records`.
+    """
+    out = []
+    for _, line in read_jsonl_records(path, containing, read):
+        try:
+            out.append(line.decode("utf-8"))
+        except UnicodeDecodeError:
+            continue
+    return out
 
 
 def truncate_torn_tail(path: Path) -> None:

@@ -12,6 +12,16 @@ With ``--attempts K`` (K > 1) every attempt is a problem run of its own, named
 ``<problem>/attempt_<i>`` (a *unit*, :func:`~agentrig.run.records.unit_name`):
 ``<problem>/attempt_<i>/problem.json``, ``<problem>/attempt_<i>/<checkpoint>/...``.
 The methods below that take a problem take such a unit name as well.
+
+Names become path components here, so :meth:`RunDirectory.problem_dir` and
+:meth:`RunDirectory.checkpoint` refuse a name that is not one plain component
+(:func:`~agentrig.run.records.check_unit`, :func:`~agentrig.boundary.check_name`),
+and every write and delete of the run machinery goes through the guarded
+methods of :class:`RunDirectory` (:func:`~agentrig.boundary.guard`: a path
+strictly inside the run directory, or :class:`~agentrig.boundary.BoundaryError`).
+Reads go through :func:`~agentrig.boundary.read_inside`: a run directory read
+back may come from someone else, and a symbolic link in it that leaves it is
+never followed.
 """
 
 from __future__ import annotations
@@ -22,10 +32,11 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 
-from agentrig.run.atomic import append_model, read_jsonl_lines, truncate_torn_tail, write_bytes_atomic, write_model_atomic
-from agentrig.run.records import CheckpointResultLine, ProblemRecord, RunIdentity, RunRecord, split_unit
+from agentrig.boundary import BoundaryError, check_name, guard, is_safe_name, read_inside, remove
+from agentrig.run.atomic import append_line, read_jsonl_lines, truncate_torn_tail, write_bytes_atomic, write_model_atomic
+from agentrig.run.records import CheckpointResultLine, ProblemRecord, RunIdentity, RunRecord, check_unit, is_safe_unit, split_unit
 
 RUN_FILE = "run.json"
 RESULTS_FILE = "results.jsonl"
@@ -107,58 +118,113 @@ class RunDirectory:
         return self.root / RESULTS_FILE
 
     def problem_dir(self, problem: str) -> Path:
-        """``<problem>/``."""
-        return self.root / problem
+        """``<problem>/`` (``<problem>/attempt_<i>/`` for a unit); :class:`~agentrig.boundary.BoundaryError`
+        when ``problem`` is not a problem run's name (:func:`~agentrig.run.records.check_unit`)."""
+        return self.root / check_unit(problem, f"{self.root}: problem")
 
     def checkpoint(self, problem: str, checkpoint: str) -> CheckpointPaths:
-        """The paths of one checkpoint."""
-        return CheckpointPaths(self.root / problem / checkpoint)
+        """The paths of one checkpoint; :class:`~agentrig.boundary.BoundaryError` when the problem's or the
+        checkpoint's name is not one plain path component."""
+        return CheckpointPaths(self.problem_dir(problem) / check_name(checkpoint, f"{self.root}: checkpoint of '{problem}'"))
+
+    # -- guarded writes and deletes ------------------------------------------------
+
+    def guard(self, path: Path, action: str = "write") -> Path:
+        """``path`` when it lies strictly inside the run directory (:func:`agentrig.boundary.guard`)."""
+        return guard(self.root, path, action)
+
+    def write_bytes(self, path: Path, data: bytes) -> None:
+        """Replace ``path`` (inside the run directory) with ``data`` atomically."""
+        write_bytes_atomic(self.guard(path), data)
+
+    def write_text(self, path: Path, text: str) -> None:
+        """Replace ``path`` (inside the run directory) with ``text`` (UTF-8) atomically."""
+        self.write_bytes(path, text.encode("utf-8"))
+
+    def write_model(self, path: Path, record: BaseModel) -> None:
+        """Replace ``path`` (inside the run directory) with ``record`` as indented JSON, atomically."""
+        write_model_atomic(self.guard(path), record)
+
+    def append_line(self, path: Path, line: str, *, sync: bool = False) -> None:
+        """Append one line to the JSONL file ``path`` (inside the run directory)."""
+        append_line(self.guard(path), line, sync=sync)
+
+    def make_dir(self, path: Path) -> Path:
+        """Create the directory ``path`` (inside the run directory) and its parents; returns it."""
+        target = self.guard(path, "create")
+        target.mkdir(parents=True, exist_ok=True)
+        return target
+
+    def remove(self, path: Path) -> None:
+        """Delete ``path`` (a file, link or tree strictly inside the run directory; a link is never followed)."""
+        remove(self.root, path)
+
+    def read_bytes(self, path: Path) -> bytes:
+        """The bytes of the file ``path`` of this run directory, never through a link that leaves it
+        (:func:`agentrig.boundary.read_inside`)."""
+        return read_inside(self.root, path)
 
     # -- records --------------------------------------------------------------
 
     def read_run(self) -> RunRecord:
         """``run.json``; :class:`RunDirectoryError` naming the file when it is unreadable."""
         try:
-            return RunRecord.model_validate_json(self.run_file.read_bytes())
+            record = RunRecord.model_validate_json(self.read_bytes(self.run_file))
         except FileNotFoundError:
             raise RunDirectoryError(f"{self.run_file}: not found") from None
         except ValidationError as exc:
             raise RunDirectoryError(f"{self.run_file}: not a run record of this agentrig ({exc.errors()[0]['msg']})") from None
+        except (BoundaryError, OSError) as exc:
+            raise RunDirectoryError(str(exc) if isinstance(exc, BoundaryError) else f"{self.run_file}: {exc.strerror or exc}") from None
+        for name in record.problems:
+            try:
+                check_unit(name, f"{self.run_file}: problems")
+            except BoundaryError as exc:
+                raise RunDirectoryError(str(exc)) from None
+        return record
 
     def write_run(self, record: RunRecord) -> None:
         """Replace ``run.json``."""
-        write_model_atomic(self.run_file, record)
+        self.write_model(self.run_file, record)
 
     def write_problem(self, record: ProblemRecord) -> None:
         """Replace ``<problem>/problem.json``."""
-        write_model_atomic(self.problem_dir(record.name) / PROBLEM_FILE, record)
+        self.write_model(self.problem_dir(record.name) / PROBLEM_FILE, record)
 
     def read_problem(self, problem: str) -> ProblemRecord | None:
-        """``<problem>/problem.json`` if a worker wrote one."""
+        """``<problem>/problem.json`` if a worker wrote one (``None`` when missing or unreadable,
+        or when it names another problem or a checkpoint that is not a plain name)."""
         path = self.problem_dir(problem) / PROBLEM_FILE
         try:
-            return ProblemRecord.model_validate_json(path.read_bytes())
-        except (FileNotFoundError, ValidationError):
+            record = ProblemRecord.model_validate_json(self.read_bytes(path))
+        except (OSError, ValidationError, BoundaryError):
             return None
+        if record.name != problem or not all(is_safe_name(name) for name in record.checkpoints):
+            return None
+        return record
 
     def append_result(self, line: CheckpointResultLine) -> None:
         """Add one finished checkpoint to ``results.jsonl`` (fsynced: resume trusts it)."""
-        append_model(self.results_file, line, sync=True)
+        self.append_line(self.results_file, line.model_dump_json(), sync=True)
 
     def results(self, problem: str | None = None) -> list[CheckpointResultLine]:
         """The finished checkpoints, in the order they finished (of one problem if given).
 
         A checkpoint listed twice (a resumed run that raced a crash) counts once: the last line wins.
+        A line naming a problem or checkpoint that is not a plain name is left out: nothing recorded
+        there can be a path of this run.
         """
         by_key: dict[tuple[str, str], CheckpointResultLine] = {}
         # Problem names are [A-Za-z0-9_.-]+, written unescaped: a line without the
         # quoted name is another problem's, skipped without parsing it.
         name = split_unit(problem)[0] if problem is not None else None
         needle = f'"{name}"' if name is not None and _PLAIN_NAME.match(name) else None
-        for text in read_jsonl_lines(self.results_file, containing=needle):
+        for text in read_jsonl_lines(self.results_file, containing=needle, read=self.read_bytes):
             try:
                 line = CheckpointResultLine.model_validate_json(text)
             except ValidationError:
+                continue
+            if not (is_safe_unit(line.unit) and is_safe_name(line.checkpoint)):
                 continue
             if problem is None or line.unit == problem:
                 by_key.pop((line.unit, line.checkpoint), None)
@@ -194,9 +260,9 @@ class RunDirectory:
         if not retracted:
             return []
         for line in retracted:
-            append_model(self.root / RETRIED_FILE, line, sync=True)
+            self.append_line(self.root / RETRIED_FILE, line.model_dump_json(), sync=True)
         kept = [line for line in lines if (line.unit, line.checkpoint) not in drop]
-        write_bytes_atomic(self.results_file, "".join(line.model_dump_json() + "\n" for line in kept).encode("utf-8"))
+        self.write_bytes(self.results_file, "".join(line.model_dump_json() + "\n" for line in kept).encode("utf-8"))
         return retracted
 
     # -- ownership ------------------------------------------------------------
@@ -253,7 +319,7 @@ class RunDirectory:
         try:
             previous = self.claim(identity, resume=resume)
             if previous is not None:
-                truncate_torn_tail(self.results_file)
+                truncate_torn_tail(self.guard(self.results_file))
         except BaseException:
             self.unlock(fd)
             if created:
@@ -270,7 +336,7 @@ class RunDirectory:
         Two runners writing one directory would corrupt it, so the second one stops.
         """
         self.root.mkdir(parents=True, exist_ok=True)
-        path = self.root / LOCK_FILE
+        path = self.guard(self.root / LOCK_FILE)
         while True:
             fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
             try:

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import json
 import logging
-import shutil
 import time
 import traceback
 import warnings
@@ -25,7 +24,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from agentrig import lifecycle
-from agentrig.run.atomic import append_line, truncate_torn_tail, write_model_atomic, write_text_atomic
+from agentrig.run.atomic import append_line, truncate_torn_tail
 from agentrig.run.diffs import diff_record
 from agentrig.run.evaluation import REPORT_DIR, evaluate_checkpoint
 from agentrig.run.job import ProblemJob
@@ -146,9 +145,13 @@ class _ProblemRun:
 
         base = self.run_dir.root / WORKSPACES_DIR
         session_name = self.unit.replace("/", "-")  # hello-attempt_2: never a prefix of another attempt's
-        stale_sessions = base.glob(f"agentrig-{session_name}-*") if base.is_dir() else []
+        self.run_dir.problem_dir(self.unit)  # a name that is not a plain one is refused before anything is touched
+        stale_sessions = list(base.glob(f"agentrig-{session_name}-*")) if base.is_dir() else []
         for stale in stale_sessions:
-            shutil.rmtree(stale, ignore_errors=True)  # left by a killed run: the snapshots are the truth
+            try:  # left by a killed run: the snapshots are the truth
+                self.run_dir.remove(stale)
+            except OSError:
+                log.debug("could not remove the stale session %s", stale, exc_info=True)
         seed = self.problem.path / self.problem.workspace if self.problem.workspace else None
         self.session = open_session(
             self.job.runtime, self.job.image, seed, session_name, base, self.job.runtime_options, problem=self.problem,
@@ -175,8 +178,8 @@ class _ProblemRun:
         # an unfinished checkpoint is redone from scratch: drop its partial artifacts
         for checkpoint in self.problem.checkpoints[start:]:
             stale = self.run_dir.checkpoint(self.unit, checkpoint.name).root
-            if checkpoint.name not in finished and stale.exists():
-                shutil.rmtree(stale)
+            if checkpoint.name not in finished and (stale.exists() or stale.is_symlink()):
+                self.run_dir.remove(stale)
         return previous
 
     def _replies_used(self, start: int) -> int:
@@ -297,11 +300,12 @@ class _ProblemRun:
         assert self.agent is not None and self.workspace is not None
         agent = self.agent
         paths: CheckpointPaths = self.run_dir.checkpoint(self.unit, checkpoint.name)
-        paths.root.mkdir(parents=True, exist_ok=True)
+        run_dir = self.run_dir
+        run_dir.make_dir(paths.root)
         task = self.problem.prompt_text(checkpoint)
-        write_text_atomic(paths.prompt, task)
-        self._trajectory = paths.trajectory
-        truncate_torn_tail(paths.trajectory)
+        run_dir.write_text(paths.prompt, task)
+        self._trajectory = run_dir.guard(paths.trajectory)  # appended step by step: checked once here
+        truncate_torn_tail(self._trajectory)
         self._current, self._index = checkpoint.name, index
         self._cost_unknown = False
         self.event("checkpoint_start", checkpoint=checkpoint.name, index=index)
@@ -315,30 +319,30 @@ class _ProblemRun:
         result.checkpoint_path = published.root
         result.snapshot_dir = published.snapshot
         result.artifacts_dir = published.agent
-        write_model_atomic(paths.inference_result, result)
+        run_dir.write_model(paths.inference_result, result)
 
         evaluation = evaluate_checkpoint(
             self.session.runtime,
             self.workspace.path,
             self.problem,
             checkpoint,
-            report_dir=paths.root / REPORT_DIR,
+            report_dir=run_dir.guard(paths.root / REPORT_DIR),
             timeout=self.job.test_timeout,
             policy=self._policy,
             allow_env=self.job.verifier_allow_env,
         )
-        write_model_atomic(paths.evaluation, evaluation)
+        run_dir.write_model(paths.evaluation, evaluation)
 
-        paths.agent.mkdir(exist_ok=True)
+        run_dir.make_dir(paths.agent)
         try:
             agent.save_artifacts(paths.agent)
         except Exception as exc:  # the checkpoint's other records are still worth keeping
-            write_text_atomic(paths.agent / "save_artifacts_error.txt", traceback.format_exc())
+            run_dir.write_text(paths.agent / "save_artifacts_error.txt", traceback.format_exc())
             self.event("log", checkpoint=checkpoint.name, status="error", message=f"save_artifacts failed: {_one_line(exc)}")
 
-        snapshot = self.workspace.snapshot(paths.snapshot, previous)  # unchanged files linked, not copied
+        snapshot = self.workspace.snapshot(run_dir.guard(paths.snapshot), previous)  # unchanged files linked, not copied
         base = self.problem.checkpoints[index - 1].name if index and previous is not None else "initial"
-        write_model_atomic(paths.diff, diff_record(base, previous, snapshot))
+        run_dir.write_model(paths.diff, diff_record(base, previous, snapshot))
 
         status = _status(result, evaluation)
         cost = None if self._cost_unknown else result.usage.cost  # unknown is never zero

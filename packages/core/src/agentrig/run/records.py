@@ -14,6 +14,7 @@ from typing import Any, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler, model_serializer
 
+from agentrig.boundary import NAME_RULE, BoundaryError, is_safe_name, shorten
 from agentrig.evaluation.records import EvaluationRecord, TestCounts
 from agentrig.usage import TokenUsage
 
@@ -72,6 +73,22 @@ def split_unit(name: str) -> tuple[str, int | None]:
     if problem and rest.startswith(ATTEMPT_PREFIX) and rest[len(ATTEMPT_PREFIX):].isdigit():
         return problem, int(rest[len(ATTEMPT_PREFIX):])
     return name, None
+
+
+def is_safe_unit(name: object) -> bool:
+    """Whether ``name`` is a problem run's name as the run machinery makes it: a problem's name
+    (:func:`agentrig.boundary.is_safe_name`), or that and one ``/attempt_<i>``."""
+    if not isinstance(name, str):
+        return False
+    problem, attempt = split_unit(name)
+    return is_safe_name(problem) and (attempt is None or name == unit_name(problem, attempt))
+
+
+def check_unit(name: object, where: str) -> str:
+    """``name`` when :func:`is_safe_unit`; else :class:`~agentrig.boundary.BoundaryError` naming ``where``."""
+    if is_safe_unit(name):
+        return name  # type: ignore[return-value]
+    raise BoundaryError(f"{where}: '{shorten(name)}' is not a valid problem name ({NAME_RULE}; an attempt adds '/{ATTEMPT_PREFIX}<i>')")
 
 
 class FileChange(_Record):

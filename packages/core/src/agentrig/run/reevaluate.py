@@ -18,7 +18,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from agentrig.run.atomic import write_model_atomic
+from agentrig.boundary import BoundaryError
 from agentrig.run.layout import CheckpointPaths, RunDirectory, RunDirectoryError
 from agentrig.run.records import CheckpointResultLine, EvaluationRecord, RunRecord, split_unit
 from agentrig.scratch import sweep, temporary_directory
@@ -58,7 +58,7 @@ def evaluations(paths: CheckpointPaths) -> list[Path]:
     """A checkpoint's evaluations, oldest first: ``evaluation.json``, then ``evaluations/1.json``, 2, ..."""
     found = [paths.evaluation] if paths.evaluation.is_file() else []
     if paths.evaluations.is_dir():
-        numbered = [p for p in paths.evaluations.glob("*.json") if p.stem.isdigit()]
+        numbered = [p for p in paths.evaluations.glob("*.json") if p.stem.isascii() and p.stem.isdigit()]
         found += sorted(numbered, key=lambda p: int(p.stem))
     return found
 
@@ -145,7 +145,11 @@ def reevaluate(
         record = directory.read_run()
     except RunDirectoryError as exc:
         raise EvaluateError(str(exc)) from None
-    chosen = select(record, directory.results(), target, directory.run_file)
+    try:
+        lines = directory.results()
+    except (BoundaryError, OSError) as exc:
+        raise EvaluateError(str(exc) if isinstance(exc, BoundaryError) else f"{directory.results_file}: {exc.strerror or exc}") from None
+    chosen = select(record, lines, target, directory.run_file)
     try:
         lock = directory.lock()
     except RunDirectoryError as exc:
@@ -162,6 +166,28 @@ def reevaluate(
         directory.unlock(lock)
 
 
+def _read_evaluation(directory: RunDirectory, path: Path) -> EvaluationRecord:
+    """The evaluation record in ``path`` (inside the run directory, never through a link leaving it);
+    :class:`EvaluateError` naming the file when it cannot be read."""
+    try:
+        return EvaluationRecord.model_validate_json(directory.read_bytes(path))
+    except BoundaryError as exc:
+        raise EvaluateError(str(exc)) from None
+    except OSError as exc:
+        raise EvaluateError(f"{path}: {exc.strerror or exc}") from None
+    except ValueError as exc:  # pydantic's ValidationError: not JSON, nested too deeply, or not this record
+        raise EvaluateError(f"{path}: not an evaluation record ({_first_error(exc)})") from None
+
+
+def _first_error(exc: ValueError) -> str:
+    errors = getattr(exc, "errors", None)
+    if callable(errors):
+        first = errors()[0]
+        where = ".".join(str(p) for p in first.get("loc", ()))
+        return f"{where}: {first.get('msg')}" if where else str(first.get("msg"))
+    return str(exc)
+
+
 def _reevaluate_one(
     directory: RunDirectory, record: RunRecord, line: CheckpointResultLine, policy: str | None, timeout: float
 ) -> Reevaluation:
@@ -169,7 +195,9 @@ def _reevaluate_one(
     from agentrig.run.problems import load_problem
     from agentrig.run.sessions import open_session
 
-    problem_record = record.problems[line.unit]
+    problem_record = record.problems.get(line.unit)
+    if problem_record is None:
+        raise EvaluateError(f"{directory.results_file}: checkpoint '{line.unit}/{line.checkpoint}' of a problem {directory.run_file} does not list")
     try:
         problem = load_problem(problem_record.path, problem_record.format)
     except Exception as exc:  # the problem moved or no longer loads: say which
@@ -181,7 +209,7 @@ def _reevaluate_one(
     if not paths.snapshot.is_dir():
         raise EvaluateError(f"{paths.snapshot}: the checkpoint's snapshot is missing; it cannot be evaluated again")
     history = evaluations(paths)
-    before = EvaluationRecord.model_validate_json(history[-1].read_bytes()) if history else None
+    before = _read_evaluation(directory, history[-1]) if history else None
     identity = record.identity
     image = identity.runtime.agent_image or identity.runtime.image
     seed = problem.path / problem.workspace if problem.workspace else None
@@ -199,14 +227,14 @@ def _reevaluate_one(
                 session.workspace.path,
                 problem,
                 checkpoint,
-                report_dir=target.with_suffix(""),
+                report_dir=directory.guard(target.with_suffix("")),
                 timeout=timeout,
                 policy=_policy(policy, before),
             )
         finally:
             session.close()
-    target.parent.mkdir(parents=True, exist_ok=True)
-    write_model_atomic(target, evaluation)
+    directory.make_dir(target.parent)
+    directory.write_model(target, evaluation)
     return Reevaluation(
         unit=line.unit,
         checkpoint=line.checkpoint,

@@ -18,8 +18,9 @@ from pydantic import BaseModel, ConfigDict
 from agentrig import lifecycle
 from agentrig.run.agent_image import agent_image_for
 from agentrig.run.evaluation import REPORT_DIR, evaluate_checkpoint
+from agentrig.boundary import BoundaryError, is_inside, is_safe_name, shorten
 from agentrig.run.layout import RunDirectory, RunDirectoryError
-from agentrig.run.records import ATTEMPT_PREFIX, EvaluationRecord, split_unit
+from agentrig.run.records import ATTEMPT_PREFIX, EvaluationRecord, is_safe_unit, split_unit
 
 REPLAY_FILE = "replay.jsonl"
 
@@ -78,8 +79,12 @@ def replay_targets(path: Path) -> list[Path]:
     if problems is not None and not any(name in record.problems or name in {split_unit(u)[0] for u in record.problems}
                                         for name in problems):
         raise ReplayError(f"{run_dir.run_file}: the run has no problem '{next(iter(problems))}'")
+    try:
+        results = run_dir.results()
+    except (BoundaryError, OSError) as exc:
+        raise ReplayError(str(exc) if isinstance(exc, BoundaryError) else f"{run_dir.results_file}: {exc.strerror or exc}") from None
     lines = [
-        line for line in run_dir.results()
+        line for line in results
         if (problems is None or line.problem in problems or line.unit in problems) and line.status != "skipped"
     ]
     order = list(record.problems)
@@ -118,6 +123,8 @@ def replay_checkpoint(checkpoint_dir: Path, *, keep: Path | None = None) -> Repl
         # RUN_DIR/PROBLEM/attempt_<i>/CHECKPOINT of a run with --attempts
         run_dir = RunDirectory(checkpoint_dir.parent.parent.parent)
         problem_name = f"{checkpoint_dir.parent.parent.name}/{checkpoint_dir.parent.name}"
+    if not (is_safe_unit(problem_name) and is_safe_name(checkpoint_name)):
+        raise ReplayError(f"{checkpoint_dir}: '{shorten(problem_name)}/{shorten(checkpoint_name)}' is not a checkpoint of a run (not plain names)")
     try:
         record = run_dir.read_run()
     except RunDirectoryError as exc:
@@ -136,13 +143,17 @@ def replay_checkpoint(checkpoint_dir: Path, *, keep: Path | None = None) -> Repl
     checkpoint = problem.checkpoints[index]
     paths = run_dir.checkpoint(problem_name, checkpoint_name)
     try:
-        recorded = EvaluationRecord.model_validate_json(paths.evaluation.read_bytes())
+        recorded = EvaluationRecord.model_validate_json(run_dir.read_bytes(paths.evaluation))
+    except BoundaryError as exc:
+        raise ReplayError(str(exc)) from None
     except (FileNotFoundError, ValueError):
         raise ReplayError(f"{paths.evaluation}: missing or invalid: the checkpoint did not finish") from None
 
     identity = record.identity
     config = get_agent_config_cls(identity.agent.type).model_validate(identity.agent.config)
     replies = paths.agent / REPLAY_FILE
+    if replies.is_file() and not is_inside(run_dir.root, replies):
+        raise ReplayError(f"{replies}: a symbolic link leading outside {run_dir.root}; not read")
     if replies.is_file():
         model, credential = resolve(f"replay/{replies}")
     elif identity.model is not None:

@@ -23,7 +23,8 @@ from agentrig.boundary import shorten
 from agentrig.run.evaluation import DEFAULT_TEST_TIMEOUT
 from agentrig.executors.interface import Executor
 from agentrig.run.job import ProblemJob
-from agentrig.run.layout import RunDirectory, point_latest
+from agentrig.boundary import BoundaryError, check_name
+from agentrig.run.layout import RunDirectory, RunDirectoryError, point_latest
 from agentrig.run.progress import EventSink, ProgressEvent
 from agentrig.run.records import (
     AgentRecord,
@@ -34,6 +35,7 @@ from agentrig.run.records import (
     RunRecord,
     RuntimeRecord,
     Totals,
+    check_unit,
     split_unit,
     unit_name,
     utcnow,
@@ -149,6 +151,7 @@ def prepare(
     from agentrig.run.problems import load_problems
 
     problems = load_problems(list(request.problems), request.format, request.include, request.exclude)
+    _check_names(problems, request.attempts)
     on_build = None
     if notify is not None:
         on_build = lambda tag: notify(f"building agent image {tag} from {request.image} (later runs reuse it)")  # noqa: E731
@@ -200,6 +203,19 @@ def _units(problems: list[Any], attempts: int) -> list[tuple[Any, int | None, st
         for attempt in range(1, attempts + 1)
         for problem in problems
     ]
+
+
+def _check_names(problems: list[Any], attempts: int) -> None:
+    """Behind the formats' own checks at load time: every problem run's and checkpoint's name is one
+    plain path component (:class:`~agentrig.run.layout.RunDirectoryError` naming the problem otherwise),
+    checked before the output directory is made."""
+    for problem, _, unit in _units(problems, attempts):
+        try:
+            check_unit(unit, "problem name")
+            for checkpoint in problem.checkpoints:
+                check_name(checkpoint.name, "checkpoint name")
+        except BoundaryError as exc:
+            raise RunDirectoryError(f"{problem.path}: {exc}") from None
 
 
 def _prepare_claimed(

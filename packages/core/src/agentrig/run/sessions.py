@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import os
-import shutil
 import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+
+from agentrig.boundary import guard, remove
 
 if TYPE_CHECKING:
     from agentrig.problem import Problem
@@ -57,12 +58,15 @@ def open_session(
         )
     except BaseException:
         if scratch is not None:
-            shutil.rmtree(scratch, ignore_errors=True)
+            try:
+                remove(base_dir, scratch)  # strictly inside base_dir, or refused
+            except OSError:
+                pass
         raise
     if scratch is not None and session.directory is not None:
         # the prepared files live (and die) with the session
-        kept = session.directory / "environment"
-        os.replace(scratch, kept)
+        kept = guard(base_dir, session.directory / "environment", "move")
+        os.replace(guard(base_dir, scratch, "move"), kept)
         if seed is not None and seed.is_relative_to(scratch):
             seed = kept / seed.relative_to(scratch)
     session.seed = seed

@@ -16,12 +16,13 @@ from __future__ import annotations
 
 import io
 import os
-import shutil
 import tarfile
 import tempfile
 from collections.abc import Iterable
 from pathlib import Path
 
+from agentrig.boundary import BoundaryError, shorten
+from agentrig.run.layout import RunDirectory
 from agentrig.run.records import CheckpointResultLine
 
 #: gzip level of the archives: fast (snapshots are mostly text; a cluster's network is the cost).
@@ -45,17 +46,56 @@ def pack(root: Path, paths: Iterable[str]) -> bytes:
     return buffer.getvalue()
 
 
+class ShippingError(BoundaryError):
+    """An archive whose members would land outside the directory it is unpacked into."""
+
+
+def check_members(members: Iterable[tarfile.TarInfo], where: str) -> None:
+    """:class:`ShippingError` unless every member stays inside the directory it is extracted into.
+
+    A member's name is relative and has no ``..``; no member lies under a symbolic link of the
+    archive (writing through it would land wherever it points; the link itself, a workspace's
+    own, may point anywhere); a hard link names a member before it (never a file outside); only
+    files, directories and links.
+    """
+    links: set[str] = set()
+    seen: set[str] = set()
+    for member in members:
+        name = member.name
+        parts = [p for p in name.split("/") if p not in ("", ".")]
+        if name.startswith("/") or ".." in parts or "\x00" in name:
+            raise ShippingError(f"{where}: member '{shorten(name)}' would land outside the directory; not unpacked")
+        for depth in range(1, len(parts)):
+            if "/".join(parts[:depth]) in links:
+                raise ShippingError(f"{where}: member '{shorten(name)}' lies under a symbolic link; not unpacked")
+        clean = "/".join(parts)
+        if member.islnk():
+            target = "/".join(p for p in member.linkname.split("/") if p not in ("", "."))
+            if member.linkname.startswith("/") or target not in seen:
+                raise ShippingError(
+                    f"{where}: hard link '{shorten(name)}' to '{shorten(member.linkname)}' leaves the archive; not unpacked"
+                )
+        elif member.issym():
+            links.add(clean)
+        elif not (member.isfile() or member.isdir()):
+            raise ShippingError(f"{where}: member '{shorten(name)}' is not a file, directory or link; not unpacked")
+        seen.add(clean)
+
+
 def _extract(data: bytes, into: Path) -> None:
     with tarfile.open(fileobj=io.BytesIO(data), mode="r:gz") as tar:
+        members = tar.getmembers()
+        check_members(members, f"archive for {into}")
         if hasattr(tarfile, "tar_filter"):
             # 'tar': nothing outside ``into``, no device files; a workspace's own symlinks stay as they were
-            tar.extractall(into, filter="tar")
+            tar.extractall(into, members, filter="tar")
         else:  # pragma: no cover - Pythons before the extraction filters (3.11.4)
-            tar.extractall(into)
+            tar.extractall(into, members)
 
 
 def unpack(root: Path, data: bytes) -> None:
-    """Extract an archive of :func:`pack` under ``root`` (a worker's own directory)."""
+    """Extract an archive of :func:`pack` under ``root`` (a worker's own directory); every member
+    must stay inside it (:func:`check_members`)."""
     root.mkdir(parents=True, exist_ok=True)
     _extract(data, root)
 
@@ -73,22 +113,32 @@ def unpack_checkpoint(root: Path, unit: str, checkpoint: str, data: bytes) -> No
     replaced. A dispatcher killed meanwhile leaves only a hidden directory,
     removed by the next call for that checkpoint.
     """
-    target = root / unit / checkpoint
-    parent = target.parent
-    parent.mkdir(parents=True, exist_ok=True)
+    directory = RunDirectory(root)
+    target = directory.guard(directory.checkpoint(unit, checkpoint).root)  # plain names, strictly inside
+    parent = directory.make_dir(target.parent)
     for leftover in parent.glob(f".{checkpoint}{_INCOMING}*"):
-        shutil.rmtree(leftover, ignore_errors=True)
+        _quietly_remove(directory, leftover)
     incoming = Path(tempfile.mkdtemp(prefix=f".{checkpoint}{_INCOMING}", dir=parent))
     try:
         _extract(data, incoming)
         if target.exists() or target.is_symlink():
             stale = Path(tempfile.mkdtemp(prefix=f".{checkpoint}{_INCOMING}stale-", dir=parent))
-            os.replace(target, stale / checkpoint)
-            shutil.rmtree(stale, ignore_errors=True)
+            os.replace(target, directory.guard(stale / checkpoint, "move"))
+            _quietly_remove(directory, stale)
         os.replace(incoming, target)
     except BaseException:
-        shutil.rmtree(incoming, ignore_errors=True)
+        _quietly_remove(directory, incoming)
         raise
+
+
+def _quietly_remove(directory: RunDirectory, path: Path) -> None:
+    """Remove ``path`` (strictly inside the run directory); an error other than the guard's is ignored."""
+    try:
+        directory.remove(path)
+    except BoundaryError:
+        raise
+    except OSError:
+        pass
 
 
 def resume_paths(unit: str, finished: list[CheckpointResultLine]) -> list[str]:

@@ -5,13 +5,17 @@ from __future__ import annotations
 from pathlib import Path
 from urllib.parse import unquote
 
+from agentrig.boundary import guard
 from agentrig.run.atomic import write_bytes_atomic
 from agentrig.view.paths import ASSETS, INDEX
 from agentrig.view.render import ASSET_FILES, Report
 
 
 def _write(out: Path, page: str, body: bytes) -> None:
-    path = out.joinpath(*(unquote(part) for part in page.split("/")))
+    """Write ``body`` at ``page`` (a report path) under ``out``; a path that would leave ``out`` is
+    refused (:class:`~agentrig.boundary.BoundaryError`): names read back are checked when the run is
+    read, this is the second line of defence."""
+    path = guard(out, out.joinpath(*(unquote(part) for part in page.split("/"))), "write")
     path.parent.mkdir(parents=True, exist_ok=True)
     write_bytes_atomic(path, body)
 
