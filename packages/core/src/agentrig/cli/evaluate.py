@@ -34,6 +34,7 @@ def add_parser(subparsers: Any) -> None:
 
 def evaluate_command(args: argparse.Namespace) -> int:
     """Evaluate again; print every changed verdict and a count. 0, or 1 when an evaluation could not run."""
+    from agentrig.cli.output import warning_line
     from agentrig.run.problems import ProblemError
     from agentrig.run.reevaluate import EvaluateError, Reevaluation, reevaluate
 
@@ -51,7 +52,9 @@ def evaluate_command(args: argparse.Namespace) -> int:
             print(f"{name}: {outcome.before} -> {outcome.after} ({outcome.file}; was {outcome.before_file})", flush=True)
 
     try:
-        outcomes = reevaluate(args.run_dir, args.target, args.policy, timeout=args.test_timeout, on_result=report)
+        outcomes = reevaluate(
+            args.run_dir, args.target, args.policy, timeout=args.test_timeout, on_result=report, on_notice=warning_line
+        )
     except (EvaluateError, ProblemError) as exc:
         raise CLIError(str(exc), status=2) from None
     changed = sum(o.changed for o in outcomes)

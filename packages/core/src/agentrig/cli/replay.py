@@ -64,12 +64,13 @@ def _verdict(passed: bool | None) -> str:
 
 def replay_command(args: argparse.Namespace) -> int:
     """Replay, print the verdicts; 0 when they match, 1 when they differ."""
+    from agentrig.cli.output import warning_line
     from agentrig.errors import PluginError, UnknownAgentError
     from agentrig.run.problems import ProblemError
     from agentrig.run.replay import ReplayError, replay_checkpoint, replay_targets
 
     try:
-        targets = replay_targets(args.checkpoint)
+        targets = replay_targets(args.checkpoint, on_notice=warning_line)
     except ReplayError as exc:
         raise CLIError(str(exc), status=2) from None
     if args.output is not None:

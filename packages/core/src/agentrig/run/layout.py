@@ -34,8 +34,8 @@ from pathlib import Path
 
 from pydantic import BaseModel, ValidationError
 
-from agentrig.boundary import BoundaryError, check_name, guard, is_safe_name, read_inside, remove
-from agentrig.run.atomic import append_line, read_jsonl_lines, truncate_torn_tail, write_bytes_atomic, write_model_atomic
+from agentrig.boundary import BoundaryError, check_name, guard, is_safe_name, read_inside, remove, shorten
+from agentrig.run.atomic import append_line, read_jsonl_records, truncate_torn_tail, write_bytes_atomic, write_model_atomic
 from agentrig.run.records import CheckpointResultLine, ProblemRecord, RunIdentity, RunRecord, check_unit, is_safe_unit, split_unit
 
 RUN_FILE = "run.json"
@@ -207,24 +207,31 @@ class RunDirectory:
         """Add one finished checkpoint to ``results.jsonl`` (fsynced: resume trusts it)."""
         self.append_line(self.results_file, line.model_dump_json(), sync=True)
 
-    def results(self, problem: str | None = None) -> list[CheckpointResultLine]:
+    def results(self, problem: str | None = None, *, unreadable: list[str] | None = None) -> list[CheckpointResultLine]:
         """The finished checkpoints, in the order they finished (of one problem if given).
 
         A checkpoint listed twice (a resumed run that raced a crash) counts once: the last line wins.
         A line naming a problem or checkpoint that is not a plain name is left out: nothing recorded
-        there can be a path of this run.
+        there can be a path of this run. ``unreadable``: where to say which lines were left out and why
+        (``results.jsonl line 3: not UTF-8 text``), for a reader of a run directory someone sent.
         """
         by_key: dict[tuple[str, str], CheckpointResultLine] = {}
         # Problem names are [A-Za-z0-9_.-]+, written unescaped: a line without the
         # quoted name is another problem's, skipped without parsing it.
         name = split_unit(problem)[0] if problem is not None else None
         needle = f'"{name}"' if name is not None and _PLAIN_NAME.match(name) else None
-        for text in read_jsonl_lines(self.results_file, containing=needle, read=self.read_bytes):
+        for number, text in read_jsonl_records(self.results_file, containing=needle, read=self.read_bytes):
+            where = f"{RESULTS_FILE} line {number}"
             try:
                 line = CheckpointResultLine.model_validate_json(text)
-            except ValidationError:
+            except ValidationError as exc:
+                if unreadable is not None:
+                    unreadable.append(f"{where}: not a result record ({exc.errors()[0]['msg']})")
                 continue
             if not (is_safe_unit(line.unit) and is_safe_name(line.checkpoint)):
+                if unreadable is not None:
+                    bad = line.checkpoint if is_safe_unit(line.unit) else line.unit
+                    unreadable.append(f"{where}: '{shorten(bad)}' is not a valid name")
                 continue
             if problem is None or line.unit == problem:
                 by_key.pop((line.unit, line.checkpoint), None)

@@ -120,12 +120,14 @@ def reevaluate(
     *,
     timeout: float | None = None,
     on_result: Callable[[Reevaluation], None] | None = None,
+    on_notice: Callable[[str], None] | None = None,
 ) -> list[Reevaluation]:
     """Evaluate the selected finished checkpoints of the run in ``run_root`` again; returns the outcomes.
 
     Raises :class:`EvaluateError` for a directory that holds no run, an unknown
     problem or checkpoint, or a bad ``policy``; holds the run directory's lock
-    meanwhile (a run writing it is refused).
+    meanwhile (a run writing it is refused). ``on_notice`` hears of each ``results.jsonl`` line
+    left out (not a record, or naming a problem or checkpoint that is not a plain name).
     """
     from agentrig.evaluation.policy import PolicyError
     from agentrig.run.evaluation import DEFAULT_TEST_TIMEOUT
@@ -145,11 +147,20 @@ def reevaluate(
         record = directory.read_run()
     except RunDirectoryError as exc:
         raise EvaluateError(str(exc)) from None
+    unreadable: list[str] = []
     try:
-        lines = directory.results()
+        lines = directory.results(unreadable=unreadable)
     except (BoundaryError, OSError) as exc:
         raise EvaluateError(str(exc) if isinstance(exc, BoundaryError) else f"{directory.results_file}: {exc.strerror or exc}") from None
-    chosen = select(record, lines, target, directory.run_file)
+    for notice in unreadable:
+        if on_notice is not None:
+            on_notice(f"{directory.root}: {notice}; left out")
+    try:
+        chosen = select(record, lines, target, directory.run_file)
+    except EvaluateError as exc:
+        if unreadable:
+            raise EvaluateError(f"{exc} ({directory.results_file}: {len(unreadable)} unreadable lines, the first: {unreadable[0]})") from None
+        raise
     try:
         lock = directory.lock()
     except RunDirectoryError as exc:

@@ -10,6 +10,7 @@ verdict is compared with the recorded one.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -51,9 +52,11 @@ class ReplayOutcome(BaseModel):
         return not self.had_error and not self.recorded_had_error and self.passed == self.recorded_passed
 
 
-def replay_targets(path: Path) -> list[Path]:
+def replay_targets(path: Path, on_notice: Callable[[str], None] | None = None) -> list[Path]:
     """The checkpoint directories ``path`` names: a run's (``RUN_DIR``), a problem's
-    (``RUN_DIR/PROBLEM``) finished checkpoints in order, or ``RUN_DIR/PROBLEM/CHECKPOINT`` itself."""
+    (``RUN_DIR/PROBLEM``) finished checkpoints in order, or ``RUN_DIR/PROBLEM/CHECKPOINT`` itself.
+
+    ``on_notice`` hears of each ``results.jsonl`` line left out (not a record, or a name that is not one)."""
     path = Path(path)
     if not path.is_dir():
         raise ReplayError(f"{path}: no such directory (expected RUN_DIR, RUN_DIR/PROBLEM or RUN_DIR/PROBLEM/CHECKPOINT)")
@@ -79,10 +82,14 @@ def replay_targets(path: Path) -> list[Path]:
     if problems is not None and not any(name in record.problems or name in {split_unit(u)[0] for u in record.problems}
                                         for name in problems):
         raise ReplayError(f"{run_dir.run_file}: the run has no problem '{next(iter(problems))}'")
+    unreadable: list[str] = []
     try:
-        results = run_dir.results()
+        results = run_dir.results(unreadable=unreadable)
     except (BoundaryError, OSError) as exc:
         raise ReplayError(str(exc) if isinstance(exc, BoundaryError) else f"{run_dir.results_file}: {exc.strerror or exc}") from None
+    for notice in unreadable:
+        if on_notice is not None:
+            on_notice(f"{run_dir.root}: {notice}; left out")
     lines = [
         line for line in results
         if (problems is None or line.problem in problems or line.unit in problems) and line.status != "skipped"
@@ -90,7 +97,8 @@ def replay_targets(path: Path) -> list[Path]:
     order = list(record.problems)
     lines.sort(key=lambda line: (order.index(line.unit) if line.unit in order else len(order), line.index))
     if not lines:
-        raise ReplayError(f"{path}: no finished checkpoint to replay")
+        first = f" ({run_dir.results_file}: {len(unreadable)} unreadable lines, the first: {unreadable[0]})" if unreadable else ""
+        raise ReplayError(f"{path}: no finished checkpoint to replay{first}")
     return [run_dir.checkpoint(line.unit, line.checkpoint).root for line in lines]
 
 
