@@ -160,14 +160,3 @@ def test_a_deeply_nested_evaluation_is_named_by_evaluate(
     assert f"{evaluation}: not an evaluation record" in error and "recursion" in error.lower()
     assert not (evaluation.parent / "evaluations").exists()
 
-
-def test_a_deeply_nested_evaluation_is_named_by_replay(
-    greeter_run: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
-    run = tmp_path / "sent"
-    shutil.copytree(greeter_run, run, symlinks=True)
-    evaluation = run / "greeter" / "greet_function" / "evaluation.json"
-    evaluation.write_text(DEEP)
-
-    assert main(["replay", str(evaluation.parent)]) == 2
-    assert f"{evaluation}: missing or invalid" in _error(capsys.readouterr().err)

@@ -125,10 +125,15 @@ def _lock_problem(output_dir: str, problem: str) -> int:
     """
     import fcntl
 
-    locks = Path(output_dir) / LOCKS_DIR
+    from agentrig.boundary import guard
+    from agentrig.run.records import check_unit
+
+    check_unit(problem, f"{output_dir}: problem")  # one plain name (an attempt's: '<problem>/attempt_<i>')
+    locks = guard(Path(output_dir), Path(output_dir) / LOCKS_DIR, "create")
     locks.mkdir(exist_ok=True)
     # an attempt's unit name is '<problem>/attempt_<i>' (--attempts K): one flat file each
-    fd = os.open(locks / f"{problem.replace('/', '~')}.lock", os.O_RDWR | os.O_CREAT, 0o644)
+    path = guard(Path(output_dir), locks / f"{problem.replace('/', '~')}.lock")
+    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
     try:
         fcntl.flock(fd, fcntl.LOCK_EX)
     except BaseException:

@@ -34,6 +34,7 @@ def add_parser(subparsers: Any) -> None:
 
 def evaluate_command(args: argparse.Namespace) -> int:
     """Evaluate again; print every changed verdict and a count. 0, or 1 when an evaluation could not run."""
+    from agentrig.boundary import BoundaryError
     from agentrig.cli.output import warning_line
     from agentrig.run.problems import ProblemError
     from agentrig.run.reevaluate import EvaluateError, Reevaluation, reevaluate
@@ -55,7 +56,7 @@ def evaluate_command(args: argparse.Namespace) -> int:
         outcomes = reevaluate(
             args.run_dir, args.target, args.policy, timeout=args.test_timeout, on_result=report, on_notice=warning_line
         )
-    except (EvaluateError, ProblemError) as exc:
+    except (EvaluateError, ProblemError, BoundaryError) as exc:
         raise CLIError(str(exc), status=2) from None
     changed = sum(o.changed for o in outcomes)
     counts = {v: sum(o.after == v for o in outcomes) for v in ("passed", "failed", "error", "not_evaluated")}

@@ -64,6 +64,7 @@ def _verdict(passed: bool | None) -> str:
 
 def replay_command(args: argparse.Namespace) -> int:
     """Replay, print the verdicts; 0 when they match, 1 when they differ."""
+    from agentrig.boundary import BoundaryError
     from agentrig.cli.output import warning_line
     from agentrig.errors import PluginError, UnknownAgentError
     from agentrig.run.problems import ProblemError
@@ -82,7 +83,7 @@ def replay_command(args: argparse.Namespace) -> int:
             keep = keep / target.parent.name / target.name
         try:
             outcome = replay_checkpoint(target, keep=keep)
-        except (ReplayError, ProblemError) as exc:
+        except (ReplayError, ProblemError, BoundaryError) as exc:
             raise CLIError(str(exc), status=2) from None
         except (UnknownAgentError, PluginError) as exc:
             raise CLIError(f"{target}: {exc}") from None

@@ -189,7 +189,7 @@ class _ProblemRun:
         used = 0
         for checkpoint in self.problem.checkpoints[:start]:
             path = self.run_dir.checkpoint(self.unit, checkpoint.name).trajectory
-            for text in read_jsonl_lines(path, containing='"llm_call"'):
+            for text in read_jsonl_lines(path, containing='"llm_call"', read=self.run_dir.read_bytes):
                 try:
                     used += json.loads(text).get("kind") == "llm_call"
                 except ValueError:
