@@ -115,3 +115,20 @@ def test_problem_names_in_run_json_are_left_out_with_a_warning(tmp_path: Path, c
     summary = json.loads(capsys.readouterr().out)
     assert "/etc" not in {p["name"] for p in summary["problems"]} | {c["problem"] for c in summary["checkpoints"]}
     assert any("run.json: problem '/etc' is not a valid name" in n for n in summary["notices"])
+
+
+@pytest.mark.parametrize("format", ["atif", "jsonl"])
+def test_export_default_output_is_not_written_through_a_link_out_of_the_sent_run(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], format: str
+) -> None:
+    run = outcome_run(tmp_path / "sent" / "run")
+    elsewhere = tmp_path / "home" / ".config"
+    elsewhere.mkdir(parents=True)
+    (run / "exports").symlink_to(elsewhere, target_is_directory=True)  # planted by whoever sent the run
+
+    assert main(["export", str(run), "--format", format]) == 2
+    err = capsys.readouterr().err
+    errors = [line for line in err.splitlines() if line.startswith("agentrig: error:")]
+    assert len(errors) == 1 and "Traceback" not in err, err
+    assert "refusing to write" in errors[0] and f"not inside {run}" in errors[0]
+    assert list(elsewhere.iterdir()) == []

@@ -48,6 +48,8 @@ def export_command(args: argparse.Namespace) -> int:
         from agentrig.report.atif import to_atif
 
         out = Path(args.output) if args.output else run.root / EXPORT_DIR / "atif"
+        # the default lies inside the run directory, which may come from someone else: not through a link out of it
+        inside = out if args.output else run.root
         if out.exists() and not out.is_dir():
             raise CLIError(f"--output {out}: exists and is not a directory", status=2)
         try:
@@ -57,7 +59,7 @@ def export_command(args: argparse.Namespace) -> int:
                 trajectory = to_atif(run, detail)
                 data = trajectory.model_dump_json(indent=2, exclude_none=True) + "\n"
                 # names read back are plain (checked by open_run); writes stay under --output all the same
-                target = guard(out, out / entry.problem / f"{entry.checkpoint}.json")
+                target = guard(inside, out / entry.problem / f"{entry.checkpoint}.json")
                 write_bytes_atomic(target, data.encode("utf-8"))
         except BoundaryError as exc:
             raise CLIError(str(exc), status=2) from None
@@ -81,7 +83,9 @@ def export_command(args: argparse.Namespace) -> int:
     if out.is_dir():
         raise CLIError(f"--output {out}: is a directory; name a file (or - for stdout)", status=2)
     try:
-        write_bytes_atomic(out, text.encode("utf-8"))
+        write_bytes_atomic(out if args.output else guard(run.root, out), text.encode("utf-8"))
+    except BoundaryError as exc:
+        raise CLIError(str(exc), status=2) from None
     except OSError as exc:
         raise CLIError(f"--output {out}: {exc.strerror or exc}", status=2) from None
     print(f"{len(lines)} steps of {len(entries)} checkpoints written to {out}")
