@@ -363,7 +363,7 @@ def open_inside(root: Path, relative: str, where: str) -> int:
             os.close(fd)
 
 
-def read_inside(root: Path, relative: str, where: str, limit: int) -> bytes:
+def read_under(root: Path, relative: str, where: str, limit: int) -> bytes:
     """The regular file ``relative`` under ``root`` (:func:`open_inside`: no link followed), at most
     ``limit`` bytes; :class:`BoundaryError` naming ``where`` when it is larger."""
     fd = open_inside(root, relative, where)
@@ -371,6 +371,7 @@ def read_inside(root: Path, relative: str, where: str, limit: int) -> bytes:
         data = handle.read(limit + 1)
     if len(data) > limit:
         raise BoundaryError(f"{where}: '{shorten(relative)}' is larger than {_size(limit)}; not read")
+    return data
 
 
 def read_inside(root: Path, path: Path, limit: int | None = None) -> bytes:

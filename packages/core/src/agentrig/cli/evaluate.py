@@ -34,7 +34,6 @@ def add_parser(subparsers: Any) -> None:
 
 def evaluate_command(args: argparse.Namespace) -> int:
     """Evaluate again; print every changed verdict and a count. 0, or 1 when an evaluation could not run."""
-    from agentrig.boundary import BoundaryError
     from agentrig.cli.output import warning_line
     from agentrig.run.problems import ProblemError
     from agentrig.run.reevaluate import EvaluateError, Reevaluation, reevaluate

@@ -297,10 +297,10 @@ def _copy_host(source: Path, destination: Path) -> None:
 def _read_report(runtime: Runtime, copy: object, spec: ReportSpec) -> bytes | None:
     """The report ``spec`` names, at most :func:`~agentrig.boundary.report_limit` bytes; ``None``
     when it was not written. A relative path in a copy on the host is opened one component at a
-    time without following symbolic links (:func:`~agentrig.boundary.read_inside`): a link the
+    time without following symbolic links (:func:`~agentrig.boundary.read_under`): a link the
     agent planted in its workspace (``report.json -> /proc/self/environ``) is refused, never read.
     Raises :class:`~agentrig.boundary.BoundaryError` (one line) for such a report or one too large."""
-    from agentrig.boundary import BoundaryError, check_relative, read_inside, report_limit, shorten
+    from agentrig.boundary import BoundaryError, check_relative, read_under, report_limit, shorten
 
     limit = report_limit()
     host = getattr(copy, "host", None)
@@ -310,7 +310,7 @@ def _read_report(runtime: Runtime, copy: object, spec: ReportSpec) -> bytes | No
         check_relative(path, where)
         if host is not None:
             try:
-                return read_inside(host, path, where, limit)
+                return read_under(host, path, where, limit)
             except FileNotFoundError:
                 return None
         path = f"{getattr(copy, 'path')}/{path}"
