@@ -90,9 +90,8 @@ def test_kill_9_then_resume_leaves_no_background_process_and_nothing_in_tmp(
         assert len(_sleeps(duration)) == 2
         runner.send_signal(signal.SIGKILL)
         runner.wait(10)
-        # the bug's precondition: killed with SIGKILL, agentrig could clean up nothing
-        orphans = _sleeps(duration)
-        assert len(orphans) == 2, "the background processes did not outlive the killed run"
+        # Killed with SIGKILL, agentrig could clean up nothing: the sleeps outlive it (before the fix, for
+        # good). Not asserted: any other agentrig starting on this machine now (a parallel test) sweeps them.
 
         phase["resumed"] = True
         resumed = subprocess.run([*args, "--resume"], env=env, capture_output=True, text=True, timeout=180, cwd=tmp_path)
@@ -207,7 +206,8 @@ def test_the_sweep_removes_only_what_an_ended_agentrig_of_this_host_left(tmp_pat
     owned = subprocess.Popen(["sleep", "60"], env={**os.environ, OWNER_ENV: alive})
     try:
         time.sleep(0.2)
-        assert kill_orphaned_processes() >= 1
+        kill_orphaned_processes()
+        # killed by this sweep, or by a concurrent agentrig's (every agentrig sweeps what ended ones left)
         assert orphan.wait(5) == -signal.SIGKILL
         assert owned.poll() is None, "the sweep killed a process whose agentrig still runs"
     finally:
