@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 import time
 import traceback
 import warnings
@@ -39,6 +40,13 @@ if TYPE_CHECKING:
     from agentrig.workspace import Snapshot, Workspace
 
 log = logging.getLogger(__name__)
+
+
+def is_session_of(directory: str, session_name: str) -> bool:
+    """Whether ``directory`` (a name under ``.workspaces``) is a session, or a session's environment
+    scratch, of the unit whose session name is ``session_name``: ``agentrig-<name>-XXXXXXXX`` or
+    ``agentrig-<name>-environment-XXXXXXXX`` exactly, so problem ``a`` never matches problem ``a-b``'s."""
+    return re.fullmatch(rf"agentrig-{re.escape(session_name)}-(?:environment-)?[A-Za-z0-9_]{{8}}", directory) is not None
 
 
 class ProblemRunError(RuntimeError):
@@ -146,7 +154,7 @@ class _ProblemRun:
         base = self.run_dir.root / WORKSPACES_DIR
         session_name = self.unit.replace("/", "-")  # hello-attempt_2: never a prefix of another attempt's
         self.run_dir.problem_dir(self.unit)  # a name that is not a plain one is refused before anything is touched
-        stale_sessions = list(base.glob(f"agentrig-{session_name}-*")) if base.is_dir() else []
+        stale_sessions = [p for p in base.iterdir() if is_session_of(p.name, session_name)] if base.is_dir() else []
         for stale in stale_sessions:
             try:  # left by a killed run: the snapshots are the truth
                 self.run_dir.remove(stale)
