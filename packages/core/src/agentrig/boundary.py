@@ -11,7 +11,11 @@ Problem and task files, run directories read back and model output are untrusted
   links included) inside its root;
 - :func:`guard` / :func:`remove` for what the run machinery writes and deletes: the path must be
   strictly inside the root it belongs to (a second line of defence behind the name checks);
-- :func:`read_capped` for a file whose size an attacker chooses;
+- :func:`check_tree` for a directory agentrig copies: no symbolic link in it may lead out;
+- :func:`read_capped`, :func:`read_problem_file` (capped by ``AGENTRIG_MAX_PROBLEM_FILE_BYTES``) for a
+  file whose size an attacker chooses; :func:`check_nesting` for what it parses into;
+- :func:`read_under` for a report the agent's workspace holds: opened one component at a time, no
+  symbolic link followed;
 - :func:`read_inside` for a file of a directory read back (a run directory another person sent):
   never through a symbolic link that leaves it;
 - :func:`shorten` for an error message that quotes untrusted input.
