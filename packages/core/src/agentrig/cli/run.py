@@ -94,42 +94,43 @@ def add_parser(subparsers: Any) -> None:
     parser.set_defaults(handler=run_command)
 
 
-def _split_overrides(overrides: list[str]) -> tuple[list[str], dict[str, Any]]:
-    """Agent config overrides, and the ``runtime.KEY=VALUE`` ones as runtime options."""
+def _take_overrides(overrides: list[str], prefix: str) -> tuple[list[str], list[tuple[str, Any]]]:
+    """The ``PREFIX.KEY=VALUE`` overrides parsed as ``(KEY, value)`` pairs, and the others unparsed."""
     from agentrig.run.agent_config import AgentConfigError, parse_override
 
-    agent: list[str] = []
-    runtime: dict[str, Any] = {}
-    for text in overrides:
-        if not text.startswith("runtime."):
-            agent.append(text)
-            continue
-        try:
-            key, value = parse_override(text)
-        except AgentConfigError as exc:
-            raise CLIError(str(exc), status=2) from None
-        option = key.removeprefix("runtime.")
-        if not option or "." in option:
-            raise CLIError(f"-c {text}: runtime options are runtime.KEY=VALUE (e.g. runtime.network=host)", status=2)
-        runtime[option] = value
-    return agent, runtime
-
-
-def _executor_overrides(overrides: list[str]) -> tuple[list[str], dict[str, Any]]:
-    """The ``executor.KEY=VALUE`` overrides as executor options (dotted keys nest), and the others."""
-    from agentrig.run.agent_config import AgentConfigError, apply_override, parse_override
-
     rest: list[str] = []
-    options: dict[str, Any] = {}
+    taken: list[tuple[str, Any]] = []
     for text in overrides:
-        if not text.startswith("executor."):
+        if not text.startswith(f"{prefix}."):
             rest.append(text)
             continue
         try:
             key, value = parse_override(text)
         except AgentConfigError as exc:
             raise CLIError(str(exc), status=2) from None
-        apply_override(options, key.removeprefix("executor."), value)
+        taken.append((key.removeprefix(f"{prefix}."), value))
+    return rest, taken
+
+
+def _split_overrides(overrides: list[str]) -> tuple[list[str], dict[str, Any]]:
+    """Agent config overrides, and the ``runtime.KEY=VALUE`` ones as runtime options."""
+    agent, taken = _take_overrides(overrides, "runtime")
+    runtime: dict[str, Any] = {}
+    for option, value in taken:
+        if not option or "." in option:
+            raise CLIError(f"-c runtime.{option}: runtime options are runtime.KEY=VALUE (e.g. runtime.network=host)", status=2)
+        runtime[option] = value
+    return agent, runtime
+
+
+def _executor_overrides(overrides: list[str]) -> tuple[list[str], dict[str, Any]]:
+    """The ``executor.KEY=VALUE`` overrides as executor options (dotted keys nest), and the others."""
+    from agentrig.run.agent_config import apply_override
+
+    rest, taken = _take_overrides(overrides, "executor")
+    options: dict[str, Any] = {}
+    for key, value in taken:
+        apply_override(options, key, value)
     return rest, options
 
 
@@ -137,20 +138,10 @@ def _verifier_overrides(overrides: list[str]) -> tuple[list[str], Any]:
     """The ``verifier.KEY=VALUE`` overrides as :class:`VerifierOptions`, and the others."""
     from pydantic import ValidationError
 
-    from agentrig.run.agent_config import AgentConfigError, parse_override
     from agentrig.run.runner import VerifierOptions
 
-    rest: list[str] = []
-    options: dict[str, Any] = {}
-    for text in overrides:
-        if not text.startswith("verifier."):
-            rest.append(text)
-            continue
-        try:
-            key, value = parse_override(text)
-        except AgentConfigError as exc:
-            raise CLIError(str(exc), status=2) from None
-        options[key.removeprefix("verifier.")] = value
+    rest, taken = _take_overrides(overrides, "verifier")
+    options: dict[str, Any] = dict(taken)
     try:
         return rest, VerifierOptions.model_validate(options)
     except ValidationError as exc:

@@ -29,6 +29,7 @@ from __future__ import annotations
 import fcntl
 import os
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -237,6 +238,23 @@ class RunDirectory:
                 by_key.pop((line.unit, line.checkpoint), None)
                 by_key[(line.unit, line.checkpoint)] = line
         return list(by_key.values())
+
+    def results_read_back(
+        self, unreadable: list[str], on_notice: Callable[[str], None] | None = None
+    ) -> list[CheckpointResultLine]:
+        """:meth:`results` of a run directory read back (``evaluate``, ``replay``): each line left out is
+        added to ``unreadable`` and said through ``on_notice``; :class:`RunDirectoryError` naming the
+        file when it cannot be read."""
+        try:
+            lines = self.results(unreadable=unreadable)
+        except BoundaryError as exc:
+            raise RunDirectoryError(str(exc)) from None
+        except OSError as exc:
+            raise RunDirectoryError(f"{self.results_file}: {exc.strerror or exc}") from None
+        if on_notice is not None:
+            for notice in unreadable:
+                on_notice(f"{self.root}: {notice}; left out")
+        return lines
 
     def retract_errors(self, problems: list[tuple[str, list[str]]]) -> list[CheckpointResultLine]:
         """Take the checkpoints that ended in an error out of ``results.jsonl``, so a resume redoes them.

@@ -149,12 +149,9 @@ def reevaluate(
         raise EvaluateError(str(exc)) from None
     unreadable: list[str] = []
     try:
-        lines = directory.results(unreadable=unreadable)
-    except (BoundaryError, OSError) as exc:
-        raise EvaluateError(str(exc) if isinstance(exc, BoundaryError) else f"{directory.results_file}: {exc.strerror or exc}") from None
-    for notice in unreadable:
-        if on_notice is not None:
-            on_notice(f"{directory.root}: {notice}; left out")
+        lines = directory.results_read_back(unreadable, on_notice)
+    except RunDirectoryError as exc:
+        raise EvaluateError(str(exc)) from None
     try:
         chosen = select(record, lines, target, directory.run_file)
     except EvaluateError as exc:

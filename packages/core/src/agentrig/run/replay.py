@@ -84,12 +84,9 @@ def replay_targets(path: Path, on_notice: Callable[[str], None] | None = None) -
         raise ReplayError(f"{run_dir.run_file}: the run has no problem '{next(iter(problems))}'")
     unreadable: list[str] = []
     try:
-        results = run_dir.results(unreadable=unreadable)
-    except (BoundaryError, OSError) as exc:
-        raise ReplayError(str(exc) if isinstance(exc, BoundaryError) else f"{run_dir.results_file}: {exc.strerror or exc}") from None
-    for notice in unreadable:
-        if on_notice is not None:
-            on_notice(f"{run_dir.root}: {notice}; left out")
+        results = run_dir.results_read_back(unreadable, on_notice)
+    except RunDirectoryError as exc:
+        raise ReplayError(str(exc)) from None
     lines = [
         line for line in results
         if (problems is None or line.problem in problems or line.unit in problems) and line.status != "skipped"
