@@ -36,7 +36,7 @@ from agentrig.runtime.commands import merge_env, to_argv
 from agentrig.runtime.errors import DockerUnavailableError, ImageNotFoundError, RuntimeSetupError, parse_options
 from agentrig.runtime.interface import Command, Runtime, RuntimeProcess
 from agentrig.runtime.process import DEFAULT_MAX_OUTPUT, Chunks, ProcessSet, SupervisedProcess
-from agentrig.runtime.proctree import kill_tree
+from agentrig.runtime.proctree import kill_tree, process_start_time
 
 if TYPE_CHECKING:
     import docker
@@ -101,22 +101,12 @@ def connect() -> docker.DockerClient:
     return client
 
 
-def _process_start_time(pid: int) -> str:
-    """The kernel's start time of ``pid`` (with the pid, it names one process even after pid reuse)."""
-    try:
-        with open(f"/proc/{pid}/stat", "rb") as handle:
-            data = handle.read()
-        return data[data.rfind(b")") + 2 :].split()[19].decode()
-    except (OSError, IndexError):
-        return ""
-
-
 def _owner_alive(labels: Mapping[str, str]) -> bool:
     try:
         pid = int(labels.get(LABEL_PID, ""))
     except ValueError:
         return False
-    start = _process_start_time(pid)
+    start = process_start_time(pid)
     return bool(start) and start == labels.get(LABEL_START, start)
 
 
@@ -341,7 +331,7 @@ class DockerRuntime(Runtime):
             LABEL: "1",
             LABEL_HOST: socket.gethostname(),
             LABEL_PID: str(pid),
-            LABEL_START: _process_start_time(pid),
+            LABEL_START: process_start_time(pid),
             LABEL_SESSION: self.session_id,
         }
         limits: dict[str, Any] = {}

@@ -37,12 +37,9 @@ def chromium_problem() -> str | None:
 
 def require_chromium() -> None:
     """Fail (when ``CI`` is set) or skip the current test if Chromium or Playwright is missing."""
-    problem = chromium_problem()
-    if problem is None:
-        return
-    if os.environ.get("CI"):
-        pytest.fail(f"CI is set but the browser tests cannot run: {problem}", pytrace=False)
-    pytest.skip(problem)
+    from agentrig.testing.prerequisites import require
+
+    require(chromium_problem(), "the browser tests cannot run")
 
 
 def pytest_runtest_setup(item: pytest.Item) -> None:

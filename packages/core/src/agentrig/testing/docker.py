@@ -52,12 +52,10 @@ def _engine_problem() -> str | None:
 
 def require_docker_engine() -> None:
     """Fail (when ``CI`` is set) or skip the current test if no Docker engine answers."""
+    from agentrig.testing.prerequisites import require
+
     problem = _engine_problem()
-    if problem is None:
-        return
-    if os.environ.get("CI"):
-        pytest.fail(f"CI is set but no Docker engine answers: {problem}", pytrace=False)
-    pytest.skip(f"no Docker engine: {problem}")
+    require(None if problem is None else f"no Docker engine: {problem}", "no Docker engine answers")
 
 
 def pytest_runtest_setup(item: pytest.Item) -> None:

@@ -72,10 +72,9 @@ def require_llama_server() -> Path:
         _problem.append(str(path) if path else None)
     problem, path = _problem[0], _problem[1]
     if problem is not None or path is None:
-        message = problem or "no model"
-        if os.environ.get("CI"):
-            pytest.fail(f"CI is set but the real_model tier cannot run: {message}", pytrace=False)
-        pytest.skip(message)
+        from agentrig.testing.prerequisites import require
+
+        require(problem or "no model", "the real_model tier cannot run")
     return Path(path)
 
 

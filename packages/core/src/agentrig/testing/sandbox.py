@@ -7,7 +7,6 @@ CI installs bubblewrap, so a missing one there is a broken setup, not a skip.
 
 from __future__ import annotations
 
-import os
 
 import pytest
 
@@ -15,13 +14,9 @@ import pytest
 def require_bwrap() -> None:
     """Fail (when ``CI`` is set) or skip the current test if ``bwrap`` cannot sandbox commands here."""
     from agentrig.runtime.sandbox import bwrap_problem
+    from agentrig.testing.prerequisites import require
 
-    problem = bwrap_problem()
-    if problem is None:
-        return
-    if os.environ.get("CI"):
-        pytest.fail(f"CI is set but the bwrap sandbox cannot run: {problem}", pytrace=False)
-    pytest.skip(problem)
+    require(bwrap_problem(), "the bwrap sandbox cannot run")
 
 
 def pytest_runtest_setup(item: pytest.Item) -> None:
