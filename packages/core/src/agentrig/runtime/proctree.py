@@ -57,6 +57,33 @@ def descendants(pid: int) -> list[int]:
     return found
 
 
+def _freeze(pid: int, group: bool) -> list[int]:
+    """Stop ``pid``, its group and every descendant (``SIGSTOP``) before the tree is killed, and return
+    the descendants: a process that is running can fork, and its child can leave the group
+    (``setsid``) between a walk of the tree and the kill, and so outlive both (seen under load).
+    Stopped processes fork nothing, so walking again until no new descendant appears finds them all."""
+    def stop(target: int, whole_group: bool = False) -> None:
+        try:
+            (os.killpg if whole_group else os.kill)(target, signal.SIGSTOP)
+        except (ProcessLookupError, PermissionError):
+            pass
+
+    if group:
+        stop(pid, whole_group=True)
+    stop(pid)
+    stopped: set[int] = set()
+    tree: list[int] = []
+    for _ in range(_SCANS):
+        tree = descendants(pid)
+        fresh = [child for child in tree if child not in stopped]
+        if not fresh:
+            break
+        for child in fresh:
+            stop(child)
+        stopped.update(fresh)
+    return tree
+
+
 def kill_tree(pid: int, *, group: bool = True, sig: int = signal.SIGKILL, wait: float = 2.0) -> None:
     """Send ``sig`` to ``pid``, its process group (when it leads one) and all its descendants.
 
@@ -66,7 +93,7 @@ def kill_tree(pid: int, *, group: bool = True, sig: int = signal.SIGKILL, wait: 
     this returns. Raises ``PermissionError`` when the processes belong to
     someone else; processes that are already gone are ignored.
     """
-    tree = descendants(pid)
+    tree = _freeze(pid, group) if sig == signal.SIGKILL else descendants(pid)
     if group:
         try:
             os.killpg(pid, sig)
