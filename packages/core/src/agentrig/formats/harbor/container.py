@@ -158,11 +158,12 @@ def _extract_once(client: docker.DockerClient, image: str, path: str, staging: P
     """One copy of ``path`` of ``image`` into the empty ``staging``; False when the image has no such path."""
     import docker.errors
 
-    from agentrig.runtime.docker import LABEL, LABEL_HOST, LABEL_PID, LABEL_START, _process_start_time
+    from agentrig.runtime.docker import LABEL, LABEL_HOST, LABEL_PID, LABEL_START
+    from agentrig.runtime.proctree import process_start_time
 
     # owner labels: a sweep by another agentrig process leaves it alone; one left by a killed run is swept
     pid = os.getpid()
-    labels = {LABEL: "1", LABEL_HOST: socket.gethostname(), LABEL_PID: str(pid), LABEL_START: _process_start_time(pid)}
+    labels = {LABEL: "1", LABEL_HOST: socket.gethostname(), LABEL_PID: str(pid), LABEL_START: process_start_time(pid)}
     container_id = client.api.create_container(image, command=["true"], labels=labels)["Id"]
     try:
         try:
