@@ -27,7 +27,7 @@ from escape_sockets import PROBE, abstract_listener, tcp_listener, unix_listener
 from agentrig.cli import main  # noqa: E402
 from agentrig.run.records import CheckpointResultLine  # noqa: E402
 from agentrig.runtime.local import MARKER_ENV  # noqa: E402
-from agentrig.runtime.proctree import _running, marked_processes  # noqa: E402
+from agentrig.runtime.proctree import is_running, marked_processes  # noqa: E402
 from agentrig.runtime.sandbox import bwrap_problem  # noqa: E402
 from agentrig.session import Session  # noqa: E402
 from agentrig.testing.sandbox import require_bwrap  # noqa: E402
@@ -187,7 +187,7 @@ def test_local_sandbox_timeout_leaves_no_process_behind(sandboxed: Session) -> N
     runtime.exec("setsid sleep 60 > /dev/null 2>&1 &")
     runtime.kill()
     marker = runtime.environment[MARKER_ENV]  # type: ignore[attr-defined]
-    assert [pid for pid in marked_processes(MARKER_ENV, marker) if _running(pid)] == []
+    assert [pid for pid in marked_processes(MARKER_ENV, marker) if is_running(pid)] == []
 
 
 def test_local_sandbox_without_bwrap_is_refused_in_one_line_before_anything_runs(

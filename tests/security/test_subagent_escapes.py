@@ -192,7 +192,7 @@ def test_subagent_of_a_sandboxed_local_runtime_gets_a_sandbox_of_its_own(tmp_pat
 def test_subagent_left_running_after_a_timeout_is_killed(mechanism: str, session: Session) -> None:
     """A timeout (and the view's cleanup) ends the whole tree, through the sandbox: nothing carrying the mark survives."""
     from agentrig.runtime.local import MARKER_ENV
-    from agentrig.runtime.proctree import _running, marked_processes
+    from agentrig.runtime.proctree import is_running, marked_processes
 
     runtime = _confined(session, mechanism)
     try:
@@ -202,4 +202,4 @@ def test_subagent_left_running_after_a_timeout_is_killed(mechanism: str, session
         runtime.cleanup()
     assert result.timed_out and result.killed
     marker = session.runtime.environment[MARKER_ENV]  # type: ignore[attr-defined]
-    assert [pid for pid in marked_processes(MARKER_ENV, marker) if _running(pid)] == []
+    assert [pid for pid in marked_processes(MARKER_ENV, marker) if is_running(pid)] == []

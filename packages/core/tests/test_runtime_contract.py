@@ -17,7 +17,7 @@ import pytest
 
 from agentrig.runtime.interface import Runtime, RuntimeEvent
 from agentrig.runtime.local import MARKER_ENV
-from agentrig.runtime.proctree import _running, marked_processes
+from agentrig.runtime.proctree import is_running, marked_processes
 from agentrig.session import Session
 
 # A process counts as alive unless /proc says it is gone or a zombie.
@@ -51,7 +51,7 @@ def assert_none_left_on_the_host(runtime: Runtime) -> None:
     """
     if runtime.name == "local":
         marker = runtime.environment[MARKER_ENV]  # type: ignore[attr-defined]
-        assert [pid for pid in marked_processes(MARKER_ENV, marker) if _running(pid)] == []
+        assert [pid for pid in marked_processes(MARKER_ENV, marker) if is_running(pid)] == []
 
 
 def collect(events: Iterator[RuntimeEvent]) -> list[RuntimeEvent]:

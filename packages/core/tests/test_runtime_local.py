@@ -156,7 +156,7 @@ def test_kill_tree_returns_once_the_tree_is_gone(tmp_path: Path) -> None:
         started = time.monotonic()
         proctree.kill_tree(parent.pid, sig=signal.SIGTERM)
         assert time.monotonic() - started >= 0.4
-        assert not proctree._running(child)
+        assert not proctree.is_running(child)
     finally:
         proctree.kill_tree(parent.pid)
         parent.wait()

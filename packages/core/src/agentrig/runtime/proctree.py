@@ -20,6 +20,17 @@ _QUIET_SCANS = 2
 _RESCAN_PAUSE = 0.01
 
 
+def _stat(pid: int | str) -> list[bytes]:
+    """The fields of ``/proc/<pid>/stat`` after the command name (state, ppid, ...; ``[]`` when the
+    process is gone). The command name (field 2) may hold spaces and parentheses: split after the last ')'."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as handle:
+            data = handle.read()
+    except OSError:
+        return []
+    return data[data.rfind(b")") + 2 :].split()
+
+
 def _parents() -> dict[int, int]:
     """Map of pid -> parent pid for every visible process."""
     parents: dict[int, int] = {}
@@ -28,16 +39,7 @@ def _parents() -> dict[int, int]:
     except OSError:
         return parents
     for name in names:
-        if not name.isdigit():
-            continue
-        try:
-            with open(f"/proc/{name}/stat", "rb") as handle:
-                data = handle.read()
-        except OSError:
-            continue
-        # the command name (field 2) may hold spaces and parentheses: split after the last ')'
-        fields = data[data.rfind(b")") + 2 :].split()
-        if len(fields) > 1:
+        if name.isdigit() and len(fields := _stat(name)) > 1:
             parents[int(name)] = int(fields[1])
     return parents
 
@@ -112,12 +114,8 @@ def kill_tree(pid: int, *, group: bool = True, sig: int = signal.SIGKILL, wait: 
 def process_start_time(pid: int) -> str:
     """The kernel's start time of ``pid`` (clock ticks since boot; with the pid it names one process
     even after pid reuse), or ``""`` when no such process exists."""
-    try:
-        with open(f"/proc/{pid}/stat", "rb") as handle:
-            data = handle.read()
-        return data[data.rfind(b")") + 2 :].split()[19].decode()
-    except (OSError, IndexError):
-        return ""
+    fields = _stat(pid)
+    return fields[19].decode() if len(fields) > 19 else ""
 
 
 def _ancestors() -> set[int]:
@@ -126,12 +124,10 @@ def _ancestors() -> set[int]:
     pid = os.getppid()
     while pid > 1 and pid not in found:
         found.add(pid)
-        try:
-            with open(f"/proc/{pid}/stat", "rb") as handle:
-                data = handle.read()
-            pid = int(data[data.rfind(b")") + 2 :].split()[1])
-        except (OSError, IndexError, ValueError):
+        fields = _stat(pid)
+        if len(fields) < 2:
             break
+        pid = int(fields[1])
     return found
 
 
@@ -190,7 +186,7 @@ def _kill_found(scan: Callable[[], list[int]], sig: int, wait: float) -> int:
     signalled: list[int] = []
     quiet = 0
     for _ in range(_SCANS):
-        found = [pid for pid in scan() if _running(pid)]
+        found = [pid for pid in scan() if is_running(pid)]
         quiet = 0 if found else quiet + 1
         if quiet == _QUIET_SCANS:
             break
@@ -211,21 +207,12 @@ def _wait_gone(pids: list[int], wait: float) -> None:
     deadline = time.monotonic() + wait
     pending = pids
     while pending and time.monotonic() < deadline:
-        pending = [pid for pid in pending if _running(pid)]
+        pending = [pid for pid in pending if is_running(pid)]
         if pending:
             time.sleep(0.005)
 
 
 def is_running(pid: int) -> bool:
     """Whether ``pid`` exists and is not a zombie."""
-    return _running(pid)
-
-
-def _running(pid: int) -> bool:
-    """Whether ``pid`` exists and is not a zombie."""
-    try:
-        with open(f"/proc/{pid}/stat", "rb") as handle:
-            stat = handle.read()
-    except OSError:
-        return False
-    return stat[stat.rfind(b")") + 2 : stat.rfind(b")") + 3] != b"Z"
+    fields = _stat(pid)
+    return bool(fields) and fields[0] != b"Z"
