@@ -190,8 +190,6 @@ def read_problem_file(path: Path, what: str = "problem file") -> bytes:
     A FIFO, device or directory is refused before it is opened for reading (a FIFO would block).
     ``OSError`` (missing, unreadable) passes through.
     """
-    import stat
-
     limit = problem_file_limit()
     fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
     try:
@@ -252,6 +250,34 @@ def nesting_bound(text: str) -> int:
             stripped = stripped[2:].lstrip(" ")
         widest = max(widest, indent + markers)
     return deepest + widest
+
+
+def yaml_nesting_line(text: str, limit: int = NESTING_MAX) -> int | None:
+    """The line (from 1) where the YAML ``text``'s mappings and lists nest deeper than ``limit``, or
+    ``None``: check it before a loader builds the document (libyaml's composer recurses on the C
+    stack, so 30,000 levels end the process with SIGSEGV).
+
+    :func:`nesting_bound` decides cheaply for ordinary files; only a text it cannot clear is walked
+    as a YAML event stream, which nests nothing on the call stack. Invalid YAML is ``None`` here
+    (the loader names its error).
+    """
+    if nesting_bound(text) <= limit:
+        return None
+    import yaml
+
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+    depth = 0
+    try:
+        for event in yaml.parse(text, Loader=loader):  # noqa: S506 - events only, nothing is built
+            if isinstance(event, (yaml.MappingStartEvent, yaml.SequenceStartEvent)):
+                depth += 1
+                if depth > limit:
+                    return event.start_mark.line + 1
+            elif isinstance(event, (yaml.MappingEndEvent, yaml.SequenceEndEvent)):
+                depth -= 1
+    except yaml.YAMLError:
+        return None
+    return None
 
 
 def check_nesting(data: object, where: str, limit: int = NESTING_MAX) -> object:
@@ -334,8 +360,6 @@ def open_inside(root: Path, relative: str, where: str) -> int:
     there by an agent cannot make agentrig read a host file; :class:`BoundaryError` when ``relative``
     leaves ``root``, a component is a link, or the file is not a regular file; ``FileNotFoundError``
     when it does not exist."""
-    import stat
-
     check_relative(relative, where)
     parts = [p for p in relative.replace("\\", "/").split("/") if p not in ("", ".")]
     if not parts:
@@ -348,8 +372,6 @@ def open_inside(root: Path, relative: str, where: str) -> int:
             try:
                 child = os.open(part, flags | os.O_NONBLOCK | (0 if last else os.O_DIRECTORY), dir_fd=fd)
             except OSError as exc:
-                import errno
-
                 if exc.errno in (errno.ELOOP, errno.ENOTDIR) and os.path.islink(os.path.join(root, *parts[: index + 1])):
                     raise BoundaryError(
                         f"{where}: '{shorten('/'.join(parts[: index + 1]))}' is a symbolic link; not followed"

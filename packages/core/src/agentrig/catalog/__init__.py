@@ -97,35 +97,11 @@ def _load_yaml(text: str) -> Any:
     return yaml.safe_load(text)
 
 
-def _nesting_line(text: str, limit: int) -> int | None:
-    """The line (from 1) where ``text``'s collections nest deeper than ``limit``, or ``None``.
-
-    Walks the YAML event stream, which nests nothing on the call stack; building the document
-    from a deeper one overflows it (a segmentation fault in libyaml's composer).
-    """
-    fast = getattr(yaml, "CSafeLoader", None)
-    loaders = [fast, yaml.SafeLoader] if fast is not None else [yaml.SafeLoader]
-    for loader in loaders:
-        depth = 0
-        try:
-            for event in yaml.parse(text, Loader=loader):  # noqa: S506 - events only, nothing built
-                if isinstance(event, (yaml.MappingStartEvent, yaml.SequenceStartEvent)):
-                    depth += 1
-                    if depth > limit:
-                        return event.start_mark.line + 1
-                elif isinstance(event, (yaml.MappingEndEvent, yaml.SequenceEndEvent)):
-                    depth -= 1
-        except yaml.YAMLError:
-            if loader is not yaml.SafeLoader:  # the pure-Python parser's error names the line, as _load_yaml's
-                continue
-            raise
-        return None
-    return None
-
-
 def _parse_file(text: str, source: str) -> list[ModelDefinition]:
     try:
-        deep = _nesting_line(text, CATALOG_NESTING_MAX)
+        from agentrig.boundary import yaml_nesting_line
+
+        deep = yaml_nesting_line(text, CATALOG_NESTING_MAX)
         if deep is not None:
             raise CatalogError(f"{source}: line {deep} nests deeper than {CATALOG_NESTING_MAX} levels")
         data = _load_yaml(text)

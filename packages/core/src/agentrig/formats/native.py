@@ -42,19 +42,24 @@ def describe_validation_error(exc: ValidationError, model: type[BaseModel], item
 
 def read_yaml(file: Path, what: str = "problem file") -> Any:
     """The YAML document in ``file``; a :class:`ProblemError` naming the file (and line) when it
-    is not valid, larger than the problem-file cap, or nested deeper than :data:`~agentrig.boundary.NESTING_MAX`.
+    is not valid, larger than the problem-file cap, or nested deeper than :data:`~agentrig.boundary.NESTING_MAX`."""
+    return parse_yaml(read_text(file, what), file)
 
-    libyaml's loader (about 10x faster on a dataset's files) composes nodes recursively on the C
-    stack, so a document deeper than the cap is never handed to it: the pure-Python loader reads
-    it and its ``RecursionError`` becomes the one line.
+
+def parse_yaml(text: str, file: Path) -> Any:
+    """The YAML document ``text`` (read from ``file``); :class:`ProblemError` as :func:`read_yaml`.
+
+    A document nested deeper than the cap is refused before libyaml's loader (about 10x faster on
+    a dataset's files) builds it: its composer recurses on the C stack
+    (:func:`~agentrig.boundary.yaml_nesting_line`). What aliases make deep is caught after.
     """
     import yaml
 
-    from agentrig.boundary import NESTING_MAX, check_nesting, nesting_bound, nesting_message
+    from agentrig.boundary import NESTING_MAX, check_nesting, nesting_message, yaml_nesting_line
 
-    text = read_text(file, what)
-    fast = nesting_bound(text) <= NESTING_MAX
-    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader) if fast else yaml.SafeLoader
+    if yaml_nesting_line(text, NESTING_MAX) is not None:
+        raise ProblemError(nesting_message(str(file)))
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
     try:
         data = yaml.load(text, Loader=loader)  # noqa: S506 - a safe loader
     except yaml.YAMLError as exc:
@@ -62,8 +67,6 @@ def read_yaml(file: Path, what: str = "problem file") -> Any:
         at = f" at line {mark.line + 1}, column {mark.column + 1}" if mark is not None else ""
         reason = getattr(exc, "problem", None) or str(exc)
         raise ProblemError(f"{file}: invalid YAML{at}: {shorten(' '.join(str(reason).split()))}") from None
-    except RecursionError:
-        raise ProblemError(nesting_message(str(file))) from None
     try:
         return check_nesting(data, str(file))
     except BoundaryError as exc:

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from agentrig.agent import CheckpointInferenceResult
-from agentrig.boundary import BoundaryError, is_safe_name, read_inside, shorten
+from agentrig.boundary import BoundaryError, check_nesting, is_safe_name, read_inside, shorten
 from agentrig.report.tolerant import RecordError, load_record_json, prune, read_record
 from agentrig.run.atomic import read_jsonl_records
 from agentrig.run.layout import LOCK_FILE, PROBLEM_FILE, RESULTS_FILE, RUN_FILE, CheckpointPaths, RunDirectory
@@ -398,7 +398,9 @@ def read_steps(
         except ValueError:
             unreadable.append(f"line {number} is not JSON")
             continue
-        if _deeper_than(data, MAX_STEP_DEPTH):
+        try:
+            check_nesting(data, str(path), MAX_STEP_DEPTH)
+        except BoundaryError:
             unreadable.append(f"line {number} is nested too deeply")
             continue
         if not isinstance(data, dict):
@@ -419,18 +421,6 @@ def read_steps(
 
 #: How deeply a trajectory line this version does not know may nest and still be kept (and shown).
 MAX_STEP_DEPTH = 64
-
-
-def _deeper_than(data: Any, limit: int) -> bool:
-    """Whether decoded JSON ``data`` nests deeper than ``limit`` (walked without recursion)."""
-    stack: list[tuple[Any, int]] = [(data, 0)]
-    while stack:
-        value, depth = stack.pop()
-        if isinstance(value, (dict, list)):
-            if depth >= limit:
-                return True
-            stack.extend((child, depth + 1) for child in (value.values() if isinstance(value, dict) else value))
-    return False
 
 
 def _step_models() -> dict[str, Any]:

@@ -212,19 +212,14 @@ def read_task_toml(path: Path) -> HarborTaskConfig:
 
 def read_task_yaml(path: Path) -> TerminalBenchTaskConfig:
     """Parse a Terminal-Bench ``task.yaml``; raises :class:`TaskConfigError` naming the file and the field."""
-    import yaml
+    from agentrig.formats.native import parse_yaml
+    from agentrig.problem import ProblemError
 
     text = _read(path)
     try:
-        data = yaml.safe_load(text)  # the pure-Python loader: deep nesting is a RecursionError, never a crash
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark is not None else ""
-        reason = getattr(exc, "problem", None) or str(exc)
-        raise TaskConfigError(f"{path}: invalid YAML{where}: {shorten(' '.join(str(reason).split()))}") from None
-    except RecursionError:
-        raise TaskConfigError(nesting_message(str(path))) from None
-    _nesting(data, path)
+        data = parse_yaml(text, path)  # nesting checked before libyaml builds it, as for problem.yaml
+    except ProblemError as exc:
+        raise TaskConfigError(str(exc)) from None
     if not isinstance(data, dict):
         raise TaskConfigError(f"{path}: expected a mapping of fields (instruction, max_agent_timeout_sec, ...)")
     try:
