@@ -21,6 +21,11 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 import conformance_subjects  # noqa: E402
 
+# PyYAML too: its C extension (yaml._yaml) outlives a dropped `yaml` and would build nodes of the
+# first import's classes, which a re-imported constructor does not know ("could not determine a
+# constructor for the tag None" in every later YAML load of the process).
+import yaml  # noqa: E402,F401
+
 import agentrig.agents.session  # noqa: E402
 import agentrig.runtime.local  # noqa: E402,F401
 from agentrig.testing.conformance import AgentConformance  # noqa: E402
