@@ -110,11 +110,30 @@ def compare_command(args: argparse.Namespace) -> int:
              *(metric_value(run.metric_means.means[name]) if run.metric_means else "" for name in result.metrics)]
             for run in result.runs
         ])
+    print_quality(result)
     print_statistics(result, reduce)
     for run in runs:
         for notice in run.notices:
             warning_line(f"{run.root}: {notice}")
     return 0
+
+
+def print_quality(result: Any) -> None:
+    """The runs' code quality side by side with the differences, when any run measured it; a warning line per
+    ``quality.json`` that could not be read."""
+    from agentrig.cli.output import print_table, warning_line
+    from agentrig.report.quality_text import comparison_heading, comparison_table
+
+    quality = result.quality
+    if quality is None:
+        return
+    if quality.problems:
+        print(comparison_heading(quality))
+        print_table(*comparison_table(quality, [run.index for run in result.runs]))
+    else:
+        print("code quality: no problem was measured in every run that has figures")
+    for notice in quality.notices:
+        warning_line(notice)
 
 
 def print_statistics(result: Any, reduce: str | None = None) -> None:

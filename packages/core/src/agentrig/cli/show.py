@@ -80,8 +80,9 @@ def select(run: Any, target: str) -> tuple[str, str | None]:
     return problem, checkpoint or None
 
 
-def print_run(summary: Any) -> None:
-    """The header, the results table, problem statuses and totals of a run summary."""
+def print_run(summary: Any, per_checkpoint: bool = False) -> None:
+    """The header, the results table, problem statuses and totals of a run summary; its code quality when
+    measured (``per_checkpoint``: with the figures of each checkpoint)."""
     from agentrig.cli.output import print_table, warning_line
     from agentrig.report.metrics import has_several, metrics_text
     from agentrig.report.summary import seconds, table
@@ -115,8 +116,29 @@ def print_run(summary: Any) -> None:
 
         for line in pass_at_k_lines(summary.pass_at_k, reduce=summary.reduce):
             print(line)
+    if summary.quality is not None:
+        print_quality(summary.quality, per_checkpoint)
     print(f"run directory: {summary.run_dir}")
     for notice in summary.notices:
+        warning_line(notice)
+
+
+def print_quality(quality: Any, per_checkpoint: bool) -> None:
+    """The code-quality totals line, the figures per checkpoint (``per_checkpoint``), the functions that grew
+    most, and a warning line per ``quality.json`` that could not be read."""
+    from agentrig.cli.output import print_table, warning_line
+    from agentrig.report.quality_text import growth_lines, point_table, totals_line
+
+    if quality.problems:
+        print(totals_line(quality.totals))
+    if per_checkpoint and quality.problems:
+        print("code quality per checkpoint (change since the previous one):")
+        print_table(*point_table(quality.problems))
+    if quality.worst_growing:
+        print("functions that grew most since their previous checkpoint:")
+        for line in growth_lines(quality.worst_growing):
+            print(line)
+    for notice in quality.notices:
         warning_line(notice)
 
 
@@ -159,16 +181,21 @@ def show_command(args: argparse.Namespace) -> int:
         if args.json:
             print(summary.model_dump_json(indent=2))
         else:
-            print_run(summary)
+            print_run(summary, per_checkpoint=problem is not None)
         return 0
+    from agentrig.report.quality import checkpoint_quality
     from agentrig.report.reader import load_checkpoint
     from agentrig.report.text import CheckpointReport, checkpoint_text
 
-    detail = load_checkpoint(run.find(problem, checkpoint)[0])
+    entry = run.find(problem, checkpoint)[0]
+    detail = load_checkpoint(entry)
+    quality, quality_notices = checkpoint_quality(run, entry)
     if args.json:
-        print(CheckpointReport.of(detail).model_dump_json(indent=2))
+        report = CheckpointReport.of(detail, quality)
+        report.notices += quality_notices
+        print(report.model_dump_json(indent=2))
     else:
-        print(checkpoint_text(detail))
-        for notice in run.notices:
+        print(checkpoint_text(detail, quality))
+        for notice in [*run.notices, *quality_notices]:
             warning_line(notice)
     return 0

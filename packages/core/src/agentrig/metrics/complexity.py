@@ -65,6 +65,7 @@ def _functions(source: SourceFile, radon_cc: Any) -> list[dict[str, Any]]:
         rows.append({
             "file": source.path, "name": name, "line": block.lineno, "cc": block.complexity,
             "rank": radon_cc.cc_rank(block.complexity), "nesting": nesting.get((block.lineno, block.name), 0),
+            "lines": block.endline - block.lineno + 1,
         })
     return rows
 
@@ -73,7 +74,8 @@ class ComplexityMetric(Metric):
     """Figures: ``functions``, ``cc_sum``, ``cc_max``, ``cc_mean``, ``rank.A`` … ``rank.F`` (functions per
     radon rank), ``high_cc`` (functions over 10), ``max_nesting``, ``mi_min`` and ``mi_sum`` (radon's
     maintainability index per file, without counting docstrings as comments). Details: every
-    function (file, name, line, cc, rank, nesting), most complex first."""
+    function (file, name, line, cc, rank, nesting, lines: its length from ``def`` to its last line), most
+    complex first."""
 
     def compute(self, sources: SnapshotSources) -> tuple[dict[str, float], dict[str, Any]]:
         """Run radon's visitors over every file that parses."""

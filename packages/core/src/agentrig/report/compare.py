@@ -24,6 +24,7 @@ from pydantic import BaseModel, Field
 from agentrig.report.budget import BudgetUnit
 from agentrig.report.metrics import MetricMeans, metric_means, metric_names
 from agentrig.report.paired import Method
+from agentrig.report.quality_compare import QualityComparison, compare_quality
 from agentrig.report.reader import LoadedRun
 from agentrig.report.significance import PairedComparison, PassAtKInterval, compare_pair, pass_at_k_interval
 from agentrig.report.summary import CheckpointRow, RunTotals
@@ -84,6 +85,8 @@ class Comparison(BaseModel):
     statistics: list[PairedComparison] = Field(default_factory=list)
     #: how the statistics were computed (confidence, resamples, seed, significance level)
     method: Method = Field(default_factory=Method)
+    #: the runs' code quality side by side (:mod:`agentrig.report.quality_compare`); ``None`` when no run recorded any
+    quality: QualityComparison | None = None
 
 
 def change_kind(before: str, after: str) -> ChangeKind | None:
@@ -140,4 +143,5 @@ def compare(runs: list[LoadedRun], *, budget_unit: BudgetUnit | None = None, bud
                      pass_at_k=(headers[0].pass_at_k, header.pass_at_k), budget_unit=budget_unit, budget=budget)
         for header, rows in zip(headers[1:], by_run[1:], strict=True)
     ]
-    return Comparison(runs=headers, checkpoints=checkpoints, changes=changes, metrics=names, statistics=statistics)
+    return Comparison(runs=headers, checkpoints=checkpoints, changes=changes, metrics=names, statistics=statistics,
+                      quality=compare_quality(runs))

@@ -14,6 +14,7 @@ from pydantic import BaseModel, Field
 
 from agentrig.formatting import money, plural, tokens_text
 from agentrig.report.metrics import MetricMeans, metric_means
+from agentrig.report.quality import RunQuality, run_quality
 from agentrig.report.reader import CheckpointEntry, LoadedRun, ProblemEntry
 from agentrig.run.records import CheckpointResultLine, NetworkRecord, PassAtKSummary, counted_score
 from agentrig.usage import TokenUsage
@@ -292,6 +293,8 @@ class RunSummary(BaseModel):
     metric_means: MetricMeans | None = None
     #: the reducer over attempts the summary leads with (``show --reduce``); ``None``: pass@1 and pass@k
     reduce: str | None = None
+    #: the code quality its checkpoints' ``quality.json`` recorded (:mod:`agentrig.report.quality`); ``None`` without any
+    quality: RunQuality | None = None
 
     def problems_line(self) -> str | None:
         """``3 problems: 1 solved, 1 partial, 1 unsolved`` (as the benchmarks report), when known."""
@@ -322,7 +325,7 @@ class RunSummary(BaseModel):
                 for p in problems
             ],
             checkpoints=rows, totals=RunTotals.of(rows), notices=list(run.notices),
-            pass_at_k=pass_at_k, metric_means=metric_means(rows), reduce=reduce,
+            pass_at_k=pass_at_k, metric_means=metric_means(rows), reduce=reduce, quality=run_quality(run, problem),
             **_problem_verdicts(problems),
         )
 

@@ -9,6 +9,7 @@ from pydantic import BaseModel, Field
 
 from agentrig.formatting import plural
 from agentrig.report.metrics import headline_text, metrics_text
+from agentrig.report.quality import QualityPoint
 from agentrig.report.reader import CheckpointDetail, UnknownStep
 from agentrig.report.summary import CheckpointRow, money, seconds, tokens_text
 from agentrig.run.records import DiffRecord, EvaluationRecord
@@ -32,10 +33,12 @@ class CheckpointReport(BaseModel):
     diff: DiffRecord | None = None
     steps: list[dict[str, Any]] = Field(default_factory=list)
     notices: list[str] = Field(default_factory=list)
+    #: the checkpoint's code-quality figures (``quality.json``), when measured
+    quality: QualityPoint | None = None
 
     @classmethod
-    def of(cls, detail: CheckpointDetail) -> CheckpointReport:
-        """The report of one checkpoint read from disk."""
+    def of(cls, detail: CheckpointDetail, quality: QualityPoint | None = None) -> CheckpointReport:
+        """The report of one checkpoint read from disk (with its code quality, when measured)."""
         entry = detail.entry
         inference = detail.inference
         return cls(
@@ -45,7 +48,7 @@ class CheckpointReport(BaseModel):
             usage=inference.usage if inference else None,
             error_message=inference.error_message if inference else None,
             evaluation=detail.evaluation, diff=detail.diff,
-            steps=[step_dict(s) for s in detail.steps], notices=detail.notices,
+            steps=[step_dict(s) for s in detail.steps], notices=detail.notices, quality=quality,
         )
 
 
@@ -135,12 +138,17 @@ def step_text(number: int, step: Any, cumulative_cost: float | None) -> str:
     return f"[{number}] {kind}"
 
 
-def checkpoint_text(detail: CheckpointDetail) -> str:
-    """The whole checkpoint as text: verdict, usage, prompt, evaluation, files, trajectory."""
-    report = CheckpointReport.of(detail)
+def checkpoint_text(detail: CheckpointDetail, quality: QualityPoint | None = None) -> str:
+    """The whole checkpoint as text: verdict, usage, prompt, evaluation, code quality (when measured), files,
+    trajectory."""
+    from agentrig.report.quality_text import checkpoint_lines
+
+    report = CheckpointReport.of(detail, quality)
     out = _head_lines(report)
     out += ["", "== prompt", _indent(report.prompt) if report.prompt is not None else "    (prompt.txt missing)"]
     out += ["", "== evaluation", *_evaluation_lines(report)]
+    if quality is not None:
+        out += ["", *checkpoint_lines(quality)]
     diff = report.diff
     out += ["", "== files changed" + (f" (since {diff.base})" if diff else ""), *_diff_lines(diff)]
     out += ["", f"== trajectory ({plural(len(detail.steps), 'entry', 'entries')})", *_trajectory_lines(detail.steps)]

@@ -31,7 +31,7 @@ PAGE_CACHE = 64
 ROUTE_DIGITS = 6
 _ROUTE_NUMBER = re.compile(rf"[0-9]{{1,{ROUTE_DIGITS}}}", re.ASCII)
 _CLOCK = re.compile(r'(<span class="clock" data-since="[0-9.]+">)[^<]*(</span>)')
-ASSET_FILES = ("app.css", "app.js", "pages.css", "search.js",
+ASSET_FILES = ("app.css", "app.js", "pages.css", "quality.js", "search.js",
                "uplot/uPlot.iife.min.js", "uplot/uPlot.min.css", "uplot/LICENSE")
 
 
@@ -129,7 +129,9 @@ class Report:
         """``index.html``."""
         runs = self.runs()
         title = "agentrig: " + (runs[0].name if len(runs) == 1 else f"{len(runs)} runs")
-        return self._page("index.html", INDEX, title, pages.index_page(runs))
+        from agentrig.view.quality import index_quality
+
+        return self._page("index.html", INDEX, title, {**pages.index_page(runs), "quality": index_quality(runs)})
 
     def checkpoint(self, run_index: int, problem: str, checkpoint: str, part: int = 1) -> Response | None:
         """One checkpoint's page (``part`` of a long trajectory), ``None`` when the run has no such checkpoint."""
@@ -150,11 +152,14 @@ class Report:
 
     def _checkpoint_parts(self, run_index: int, run: LoadedRun, detail: CheckpointDetail,
                           only: int | None = None) -> list[tuple[str, Response]]:
+        from agentrig.view.quality import checkpoint_quality_view
+
         problem, checkpoint = detail.entry.problem, detail.entry.checkpoint
         out: list[tuple[str, Response]] = []
         part = only or 1
+        quality = checkpoint_quality_view(run, detail.entry)
         while True:
-            context = pages.checkpoint_page_context(run_index, run, detail, part)
+            context = {**pages.checkpoint_page_context(run_index, run, detail, part), "quality": quality}
             if context["part"] != part:  # past the last part
                 return out
             path = checkpoint_page(run_index, problem, checkpoint, part)
@@ -180,6 +185,9 @@ class Report:
 
         context = problem_page_context(run_index, run, problem, {d.entry.checkpoint: d for d in details})
         context["fork"] = fork_link(run, self.runs())
+        from agentrig.view.quality import problem_quality_view
+
+        context["quality"] = problem_quality_view(self.runs(), run_index, problem)
         return self._page("problem.html", problem_page(run_index, problem), f"{problem} · {run.name}", context)
 
     def problem(self, run_index: int, problem: str) -> Response | None:

@@ -187,6 +187,7 @@
   function draw() {
     charts.forEach(function (c) { c.destroy(); });
     charts = [];
+    (window.agentrigDraw || []).forEach(function (f) { f(); });  // other parts' plots (quality.js)
     var d = data();
     if (!d) return;
     if (d.pass_rate) {
@@ -317,6 +318,7 @@
     }, 1500);
   }
 
+  window.agentrigPlots = {line: line, colors: COLORS, draw: draw};
   draw();
   results();
   // the first screen is drawn (cards, plots, the first rows): what bench/bench_view.py times
