@@ -149,6 +149,8 @@ def problem_quality(run: LoadedRun, problem: ProblemEntry, notices: list[str]) -
 
 
 def _problem_quality(run: LoadedRun, problem: ProblemEntry) -> tuple[ProblemQuality | None, list[str]]:
+    if not any(os.path.lexists(os.path.join(e.paths.root, QUALITY_FILE)) for e in problem.checkpoints):
+        return None, []  # the common case of a run without metrics: one lstat per checkpoint, nothing else
     notices: list[str] = []
     points: list[QualityPoint] = []
     functions: dict[str, dict[tuple[str, str], dict[str, float | int | None]]] = {}
