@@ -11,7 +11,6 @@ from typing import Any
 
 import pytest
 
-
 from agentrig.cli import main
 from agentrig.testing.quality_runs import measured_run
 

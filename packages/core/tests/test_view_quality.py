@@ -54,7 +54,7 @@ def inside_cards(page: Any) -> bool:
 @pytest.mark.chromium
 @pytest.mark.xdist_group("chromium")
 def test_index_erosion_plots_one_line_per_run(report: tuple[Path, list[Path]], page: Any, screenshots: Path) -> None:
-    out, runs = report
+    out, _ = report
     assert (out / "assets" / "quality.js").is_file()
     page.goto((out / "index.html").as_uri())
     cards = page.locator(".run .quality-line").all_inner_texts()
