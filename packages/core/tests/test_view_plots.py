@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import threading
 import time
 from collections.abc import Iterator
@@ -95,7 +96,8 @@ def test_constant_and_zero_data(tmp_path: Path, page: Any, screenshots: Path, ca
     assert page.locator(".trajectory h2").inner_text() == "Trajectory 1 entry"
     assert page.locator("#plot-calls").inner_text() == "no model call recorded"  # finished: not "no data yet"
     legend = page.locator("#plot-time .bar-legend").inner_text()
-    assert legend.startswith("model 0.00s · tools 0.00s · other agent")  # under a second: to the hundredth
+    # under a second: to the hundredth (the oracle's tool time is measured: 0.01 s on a loaded machine)
+    assert re.match(r"model 0\.00s · tools 0\.\d\ds · other agent", legend), legend
     page.screenshot(path=str(screenshots / "plots-oracle-checkpoint.png"), full_page=True)
     assert page.problems == []
 
