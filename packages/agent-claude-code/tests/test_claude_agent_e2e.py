@@ -12,13 +12,9 @@ from typing import Any
 import pytest
 
 from agentrig import AgentContext, AgentCostLimits, AgentSetupError
-from agentrig.pricing import APIPricing
+from agentrig.testing.cli_agents import CliAgentKit, live_processes, record_steps, sleeper_command
 from agentrig.trajectory import ErrorStep, LLMCall, ToolUseStep, UserStep
 from agentrig_claude_code.agent import ClaudeCodeAgent
-
-#: The conftest's credential value and prices (conftest modules are not importable under importlib mode).
-API_KEY = "sk-ant-test-claude-secret-0123456789"
-SONNET = APIPricing(input=3.0, output=15.0, cache_read=0.3, cache_write=3.75)
 
 pytestmark = pytest.mark.claude_cli
 
@@ -30,30 +26,16 @@ def bash(command: str, tool_id: str | None = None) -> dict[str, Any]:
     return call
 
 
-def long_tool(tag: str) -> str:
-    """A command that waits a minute, then writes ``late.txt``; ``tag`` names its processes for ``pgrep``.
-
-    The wait happens in Python: the CLI's Bash tool refuses a bare long ``sleep N`` at once ("Blocked: sleep 60
-    ..."), and the CLI then asks the model again, so a limit test built on ``sleep`` races that next request.
-    """
-    return f"python3 -c 'import time; time.sleep(60)' {tag} && echo late > late.txt"
-
-
-def run_steps(agent: ClaudeCodeAgent) -> list[Any]:
-    steps: list[Any] = []
-    agent.add_step_listener(steps.append)
-    return steps
-
-
 def test_bash_tool_creates_a_file_and_the_check_passes(
-    make_agent: Callable[..., ClaudeCodeAgent], session: Any, fake_anthropic_server: Any, tmp_path: Path
+    make_agent: Callable[..., ClaudeCodeAgent], session: Any, fake_anthropic_server: Any, tmp_path: Path, cli_kit: CliAgentKit
 ) -> None:
+    api_key, prices = cli_kit.api_key, cli_kit.pricing
     server = fake_anthropic_server
     server.add_reply("Creating it.", thinking="Use Bash.", tool_calls=[bash("printf 'hi\\n' > made.txt", "toolu_make")],
                      usage={"input": 1000, "output": 50, "cache_read": 200})
     server.add_reply("Done.", usage={"input": 1200, "output": 10})
     agent = make_agent()
-    steps = run_steps(agent)
+    steps = record_steps(agent)
     agent.setup(session)
     assert agent.cli_version == "2.1.330"
     result = agent.run_checkpoint("Create made.txt containing hi.")
@@ -68,7 +50,7 @@ def test_bash_tool_creates_a_file_and_the_check_passes(
     tool = next(s for s in steps if isinstance(s, ToolUseStep))
     assert tool.tool_call_id == "toolu_make" and tool.exit_code == 0 and not tool.is_error
     # usage and cost: exact, once per message
-    expected = SONNET.get_cost(agent.usage.net_tokens)
+    expected = prices.get_cost(agent.usage.net_tokens)
     assert result.usage.steps == 2
     assert result.usage.net_tokens.input == 2200 and result.usage.net_tokens.output == 60
     assert result.usage.cost == pytest.approx(expected)
@@ -76,9 +58,9 @@ def test_bash_tool_creates_a_file_and_the_check_passes(
     # the CLI talked only to the fake, streaming, with the key in a header, never on its command line
     calls = server.model_requests
     assert len(calls) == 2 and all(r.stream and r.query.get("beta") == "true" for r in calls)
-    assert calls[0].headers.get("x-api-key") == API_KEY
+    assert calls[0].headers.get("x-api-key") == api_key
     assert "Create made.txt containing hi." in calls[0].raw_body
-    assert agent.launch is not None and all(API_KEY not in arg for arg in agent.launch.argv)
+    assert agent.launch is not None and all(api_key not in arg for arg in agent.launch.argv)
     assert "--resume" not in agent.launch.argv
     assert {"CLAUDE_CONFIG_DIR", "HOME", "ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL", "DISABLE_TELEMETRY",
             "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC"} <= set(agent.launch.env_names)
@@ -94,14 +76,14 @@ def test_bash_tool_creates_a_file_and_the_check_passes(
     assert agent.claude_session_id and agent.claude_session_id in (out / "session.jsonl").read_text()
     assert len((out / "trajectory.jsonl").read_text().splitlines()) == len(steps)
     for path in out.iterdir():
-        assert API_KEY.encode() not in path.read_bytes(), path.name
+        assert api_key.encode() not in path.read_bytes(), path.name
     # the CLI's state lives in the session's home, not the user's
     assert (session.home / ".claude" / "projects").is_dir()
     agent.cleanup()
 
 
 def test_checkpoint_two_resumes_the_session(
-    make_agent: Callable[..., ClaudeCodeAgent], session: Any, fake_anthropic_server: Any
+    make_agent: Callable[..., ClaudeCodeAgent], session: Any, fake_anthropic_server: Any, cli_kit: CliAgentKit
 ) -> None:
     server = fake_anthropic_server
     server.add_reply("First answer.", usage={"input": 100, "output": 10})
@@ -121,7 +103,7 @@ def test_checkpoint_two_resumes_the_session(
     assert "CHECKPOINT-ONE-MARKER" in request.raw_body and "First answer." in request.raw_body
     # the resumed session's cumulative CLI total does not leak into checkpoint 2's cost
     assert second.prior_cost == pytest.approx(first_cost)
-    assert second.usage.cost == pytest.approx(SONNET.get_cost(second.usage.net_tokens))
+    assert second.usage.cost == pytest.approx(cli_kit.pricing.get_cost(second.usage.net_tokens))
     assert second.usage.net_tokens.input == 200
     agent.cleanup()
 
@@ -151,7 +133,7 @@ def test_overloaded_then_recovery(
     server.add_fault(529, retry_after=0)
     server.add_reply("Recovered.")
     agent = make_agent()
-    steps = run_steps(agent)
+    steps = record_steps(agent)
     agent.setup(session)
     result = agent.run_checkpoint("say hi")
     assert not result.had_error, result.error_message
@@ -164,7 +146,7 @@ def test_overloaded_then_recovery(
 
 
 def test_permanent_api_error_is_an_error_result(
-    make_agent: Callable[..., ClaudeCodeAgent], session: Any, fake_anthropic_server: Any
+    make_agent: Callable[..., ClaudeCodeAgent], session: Any, fake_anthropic_server: Any, cli_kit: CliAgentKit
 ) -> None:
     from agentrig.testing.fake_server import Fault
 
@@ -177,7 +159,7 @@ def test_permanent_api_error_is_an_error_result(
     result = agent.run_checkpoint("say hi")
     assert result.had_error and result.stop_reason == "api_error"
     assert result.error_message and "API status 401" in result.error_message
-    assert API_KEY not in result.error_message
+    assert cli_kit.api_key not in result.error_message
     agent.cleanup()
 
 
@@ -205,7 +187,7 @@ def test_cost_limit_kills_the_process_tree(
 ) -> None:
     server = fake_anthropic_server
     # one expensive call (USD 3 of input) whose tool would run for a minute
-    server.add_reply("Working.", tool_calls=[bash(long_tool("TREE-SLEEPER"))], usage={"input": 1_000_000, "output": 10})
+    server.add_reply("Working.", tool_calls=[bash(sleeper_command("TREE-SLEEPER"))], usage={"input": 1_000_000, "output": 10})
     server.add_reply("Never.")
     agent = make_agent(cost_limits=AgentCostLimits(cost_limit=1.0))
     agent.setup(session)
@@ -219,8 +201,7 @@ def test_cost_limit_kills_the_process_tree(
     assert agent.outcome is not None and agent.outcome.killed and agent.outcome.result is None
     assert len(server.model_requests) == 1
     # nothing of the tree survives: the tool's sleeper is gone and never finishes its work
-    leftover = os.popen("pgrep -f 'TREE-[S]LEEPER'").read().strip()
-    assert leftover == "", f"processes of the killed CLI survive: {leftover}"
+    assert live_processes("TREE-SLEEPER") == [], "processes of the killed CLI survive"
     assert not (session.workspace.path / "late.txt").exists()
     agent.cleanup()
 
@@ -229,7 +210,7 @@ def test_net_cost_limit_counts_earlier_checkpoints(
     make_agent: Callable[..., ClaudeCodeAgent], session: Any, fake_anthropic_server: Any
 ) -> None:
     server = fake_anthropic_server
-    server.add_reply("Working.", tool_calls=[bash(long_tool("NET-COST-SLEEPER"))], usage={"input": 100_000, "output": 10})
+    server.add_reply("Working.", tool_calls=[bash(sleeper_command("NET-COST-SLEEPER"))], usage={"input": 100_000, "output": 10})
     server.add_reply("Never.")
     agent = make_agent(cost_limits=AgentCostLimits(net_cost_limit=1.0))
     agent.prior_cost = 0.9  # what earlier checkpoints spent
@@ -243,7 +224,7 @@ def test_a_limit_in_one_checkpoint_does_not_mark_the_next(
     make_agent: Callable[..., ClaudeCodeAgent], session: Any, fake_anthropic_server: Any
 ) -> None:
     server = fake_anthropic_server
-    server.add_reply("Working.", tool_calls=[bash(long_tool("NEXT-SLEEPER"))], usage={"input": 1_000_000, "output": 10})
+    server.add_reply("Working.", tool_calls=[bash(sleeper_command("NEXT-SLEEPER"))], usage={"input": 1_000_000, "output": 10})
     server.add_reply("Fine now.", usage={"input": 10, "output": 5})
     agent = make_agent(cost_limits=AgentCostLimits(cost_limit=1.0), reset_context=False)
     agent.setup(session)
@@ -273,8 +254,7 @@ def test_wall_clock_timeout_kills_the_cli(
     assert result.stop_reason == "wall_clock_limit" and not result.had_error, result.error_message
     # the whole tree died, the tool's grandchild included
     assert fake_anthropic_server.pending == 0
-    leftover = os.popen("pgrep -f 'WALL-CLOCK-[S]LEEPER'").read().strip()
-    assert leftover == "", f"processes of the killed CLI survive: {leftover}"
+    assert live_processes("WALL-CLOCK-SLEEPER") == [], "processes of the killed CLI survive"
     agent.cleanup()
 
 

@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import time
-from pathlib import Path
 from typing import Any
 
 import pytest
 
 from agentrig import Agent, AgentContext, AgentCostLimits, ModelDefinition, ProviderCredential, ThinkingPreset, lifecycle
 from agentrig.problem import Checkpoint
+from agentrig.testing.cli_agents import live_processes
 from agentrig.trajectory import ErrorStep
 from agentrig_claude_code.config import ClaudeCodeConfig
 
@@ -64,15 +64,4 @@ def test_runner_time_limit_ends_the_cli_process(claude_bin: str, fake_anthropic_
     errors = [s for s in steps if isinstance(s, ErrorStep) and s.error_type == "time_limit"]
     assert errors and "time_limit of 4 s reached" in errors[-1].message
     # nothing of the CLI is left running: no process on this machine runs the tool's command
-    assert not [cmd for cmd in _command_lines() if "time.sleep(120)" in cmd and "pytest" not in cmd]
-
-
-def _command_lines() -> list[str]:
-    out = []
-    for proc in Path("/proc").iterdir():
-        if proc.name.isdigit():
-            try:
-                out.append((proc / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace"))
-            except OSError:
-                pass
-    return out
+    assert not [cmd for cmd in live_processes("time.sleep(120)") if "pytest" not in cmd]

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 import re
 import time
 from collections.abc import Callable
@@ -13,13 +12,9 @@ from typing import Any
 import pytest
 
 from agentrig import AgentCostLimits, AgentSetupError
-from agentrig.pricing import APIPricing
+from agentrig.testing.cli_agents import CliAgentKit, live_processes, record_steps, sleeper_command
 from agentrig.trajectory import ErrorStep, LLMCall, ToolUseStep, UserStep
 from agentrig_codex.agent import CodexAgent
-
-#: The conftest's credential value and prices (conftest modules are not importable under importlib mode).
-API_KEY = "sk-test-codex-secret-0123456789"
-GPT5 = APIPricing(input=1.25, output=10.0, cache_read=0.125)
 
 pytestmark = pytest.mark.codex_cli
 
@@ -32,21 +27,16 @@ def shell(command: str, call_id: str | None = None) -> dict[str, Any]:
     return call
 
 
-def run_steps(agent: CodexAgent) -> list[Any]:
-    steps: list[Any] = []
-    agent.add_step_listener(steps.append)
-    return steps
-
-
 def test_shell_tool_creates_a_file_with_steps_usage_and_cost(
-    make_agent: Callable[..., CodexAgent], session: Any, fake_openai_server: Any, tmp_path: Path
+    make_agent: Callable[..., CodexAgent], session: Any, fake_openai_server: Any, tmp_path: Path, cli_kit: CliAgentKit
 ) -> None:
+    api_key = cli_kit.api_key
     server = fake_openai_server
     server.add_reply("Creating it.", thinking="Use the shell.", tool_calls=[shell("printf 'hi\\n' > made.txt", "call_make")],
                      usage={"input": 1000, "output": 50, "cache_read": 200, "reasoning": 20})
     server.add_reply("Done.", usage={"input": 1300, "output": 10})
     agent = make_agent()
-    steps = run_steps(agent)
+    steps = record_steps(agent)
     agent.setup(session)
     assert agent.cli_version == "0.169.0"
     result = agent.run_checkpoint("Create made.txt containing hi.")
@@ -70,21 +60,21 @@ def test_shell_tool_creates_a_file_with_steps_usage_and_cost(
     assert result.usage.steps == 2
     assert result.usage.net_tokens.input == 2300 and result.usage.net_tokens.output == 60
     assert agent.outcome is not None and agent.outcome.cli_usage == result.usage.net_tokens
-    assert result.usage.cost == pytest.approx(GPT5.get_cost(result.usage.net_tokens))
+    assert result.usage.cost == pytest.approx(cli_kit.pricing.get_cost(result.usage.net_tokens))
     assert sum(c.cost or 0 for c in calls) == pytest.approx(result.usage.cost)
     # the CLI spoke the Responses API to the fake only, the key in a header, never on its command line
     requests = server.model_requests
     assert len(requests) == 2 and all(r.path == "/v1/responses" and r.stream for r in requests)
-    assert requests[0].headers.get("authorization") == f"Bearer {API_KEY}"
+    assert requests[0].headers.get("authorization") == f"Bearer {api_key}"
     outputs = [i for i in requests[1].body["input"] if i.get("type") == "function_call_output"]
     assert outputs and outputs[0]["call_id"] == "call_make"
-    assert agent.launch is not None and all(API_KEY not in arg for arg in agent.launch.argv)
+    assert agent.launch is not None and all(api_key not in arg for arg in agent.launch.argv)
     # artifacts: the raw stream, the session log, the outcome; no secret anywhere
     out = tmp_path / "artifacts"
     agent.save_artifacts(out)
     for name in ("stdout.jsonl", "session.jsonl", "trajectory.jsonl", "codex_outcome.json", "codex_launch.json"):
         text = (out / name).read_text()
-        assert text and API_KEY not in text, name
+        assert text and api_key not in text, name
     assert json.loads((out / "codex_outcome.json").read_text())["thread_id"] == agent.thread_id
     agent.cleanup()
 
@@ -94,7 +84,7 @@ def test_cost_limit_kills_the_cli_mid_tool(
 ) -> None:
     server = fake_openai_server
     # one expensive call (USD 1.25 of input) whose tool would run for a minute
-    command = "python3 -c 'import time; time.sleep(60)' CODEX-SLEEPER && echo late > late.txt"
+    command = sleeper_command("CODEX-SLEEPER")
     server.add_reply("Working.", tool_calls=[shell(command)], usage={"input": 1_000_000, "output": 10})
     server.add_reply("Never.")
     agent = make_agent(cost_limits=AgentCostLimits(cost_limit=1.0))
@@ -108,10 +98,30 @@ def test_cost_limit_kills_the_cli_mid_tool(
     assert elapsed < 30, f"the CLI was not killed promptly ({elapsed:.1f} s)"
     assert len(server.model_requests) == 1
     time.sleep(0.3)
-    leftover = os.popen("pgrep -f 'CODEX-[S]LEEPER'").read().strip()
-    assert leftover == "", f"processes of the killed CLI survive: {leftover}"
+    assert live_processes("CODEX-SLEEPER") == [], "processes of the killed CLI survive"
     assert not (session.workspace.path / "late.txt").exists()
     agent.cleanup()
+
+
+def test_time_limit_kills_the_cli_while_its_tool_runs(
+    make_agent: Callable[..., CodexAgent], session: Any, fake_openai_server: Any
+) -> None:
+    from agentrig.agents import lifecycle
+    from agentrig.problem import Checkpoint
+
+    fake_openai_server.add_reply("Waiting.", tool_calls=[shell("touch started && " + sleeper_command("CODEX-TIMED"))])
+    fake_openai_server.add_reply("Never.")
+    agent = make_agent(cost_limits=AgentCostLimits(time_limit=5.0))
+    lifecycle.setup_agent(agent, session)
+    try:
+        result = lifecycle.run_checkpoint(agent, Checkpoint(name="c1", prompt="c1.md"), "Wait.", session.runtime)
+        assert result.stop_reason == "time_limit" and not result.had_error, result.error_message
+        time.sleep(0.3)
+        assert live_processes("CODEX-TIMED") == [], "processes of the killed CLI survive"
+        workspace = session.workspace.path
+        assert (workspace / "started").exists() and not (workspace / "late.txt").exists()  # killed while its tool ran
+    finally:
+        lifecycle.cleanup_agent(agent)
 
 
 def test_step_limit_kills_the_cli_after_that_many_model_calls(
@@ -119,7 +129,7 @@ def test_step_limit_kills_the_cli_after_that_many_model_calls(
 ) -> None:
     server = fake_openai_server
     server.add_reply("One.", tool_calls=[shell("echo one")])
-    server.add_reply("Two.", tool_calls=[shell("python3 -c 'import time; time.sleep(60)' CODEX-STEPPER")])
+    server.add_reply("Two.", tool_calls=[shell(sleeper_command("CODEX-STEPPER"))])
     server.add_reply("Never.")
     agent = make_agent(cost_limits=AgentCostLimits(step_limit=2))
     agent.setup(session)
@@ -152,13 +162,15 @@ def test_next_checkpoint_resumes_the_thread(
     agent.cleanup()
 
 
-def test_api_error_is_one_clear_error(make_agent: Callable[..., CodexAgent], session: Any, fake_openai_server: Any) -> None:
+def test_api_error_is_one_clear_error(
+    make_agent: Callable[..., CodexAgent], session: Any, fake_openai_server: Any, cli_kit: CliAgentKit
+) -> None:
     fake_openai_server.add_fault(401, message="bad key")
     agent = make_agent(request_max_retries=0, stream_max_retries=0)
     agent.setup(session)
     result = agent.run_checkpoint("hi")
     assert result.had_error and result.stop_reason == "api_error"
-    assert result.error_message is not None and API_KEY not in result.error_message
+    assert result.error_message is not None and cli_kit.api_key not in result.error_message
     agent.cleanup()
 
 
