@@ -113,7 +113,7 @@ class CliAgentKit(BaseModel):
         """The agent's Docker image from its config's default template over ``base_image`` (built unless present)."""
         from agentrig.runtime.images import ensure_agent_image
 
-        config = self.config_class()()
+        config = self.config_class().model_validate({})  # the defaults: the pinned version and the package's template
         template = getattr(config, "docker_template", None)
         return ensure_agent_image(self.agent, config.version, template, base_image, client=client)
 
@@ -288,5 +288,5 @@ def containers_of_process(client: docker.DockerClient, pid: int) -> list[str]:
 
     from agentrig.runtime.owners import LABEL_HOST, LABEL_PID
 
-    filters = {"label": [f"{LABEL_PID}={pid}", f"{LABEL_HOST}={socket.gethostname()}"]}
-    return [c.name for c in client.containers.list(all=True, filters=filters, ignore_removed=True)]
+    filters: dict[str, str | list[str] | bool] = {"label": [f"{LABEL_PID}={pid}", f"{LABEL_HOST}={socket.gethostname()}"]}
+    return [str(c.name) for c in client.containers.list(all=True, filters=filters, ignore_removed=True)]
