@@ -7,7 +7,8 @@
   sets the number, ``hatch test -- -n 0`` runs serially.
 - Tests that share something only one worker should hold are kept on one worker with
   ``pytest.mark.xdist_group(NAME)``: ``wheelhouse`` (the wheels and the venv built once per worker),
-  ``claude_image`` (the claude_code agent image built by its module), ``chromium`` (one browser),
+  ``claude_image`` (the claude_code agent image built by its module), ``codex_image`` (the codex agent
+  image, built by its tests' module fixture), ``chromium`` (one browser),
   ``ray_cluster`` (the local Ray cluster of agentrig-ray's tests).
   Every other shared resource is made unique per test (temporary directories, ports chosen by the
   OS, image versions, container names), and no test asserts a duration tight enough to need the
