@@ -14,8 +14,8 @@ from typing import Any
 import pytest
 
 from agentrig import AgentSetupError
-from agentrig.trajectory import ToolUseStep
 from agentrig.testing.mcp_server import McpHttpServerProcess, stdio_server
+from agentrig.trajectory import ToolUseStep
 from agentrig_claude_code.agent import MCP_CONFIG_NAME, ClaudeCodeAgent
 
 pytestmark = pytest.mark.claude_cli

@@ -144,9 +144,9 @@ McpServerConfig = Annotated[
 def check_server_names(servers: dict[str, Any]) -> dict[str, Any]:
     """Raise ``ValueError`` for a server name that cannot become part of a tool name."""
     for name in servers:
-        if not _NAME.match(name):
+        if not isinstance(name, str) or not _NAME.match(name) or "__" in name:
             raise ValueError(
-                f"MCP server name {name!r} must be letters, digits, '_' or '-' (at most 48, starting with a letter or digit)"
+                f"MCP server name {name!r} must be letters, digits, '_' or '-' (at most 48, starting with a letter or digit, no '__')"
             )
     return servers
 

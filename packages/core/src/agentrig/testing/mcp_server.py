@@ -107,6 +107,7 @@ def _serve_http(server: MCPServer, host: str, port: int) -> None:
     sock = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     sock.bind((host, port))
+    sock.listen(128)  # before the URL is out: a client connecting before uvicorn serves waits, is not refused
     bound = sock.getsockname()[1]
     print(f"{URL_LINE}http://{host}:{bound}/mcp", flush=True)
     config = uvicorn.Config(app, log_level="warning", lifespan="on")
