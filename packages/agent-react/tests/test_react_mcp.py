@@ -218,3 +218,33 @@ def test_an_unset_variable_is_refused_before_anything_starts(
                                               r"AGENTRIG_TEST_NOT_SET is not set"):
         agent.preflight()
     assert not pid_file.exists()
+
+
+@pytest.mark.docker
+def test_under_docker_the_client_and_its_stdio_server_run_on_the_host_and_write_the_container_workspace(
+    docker_test_image: str, fake_openai_server: FakeModelServer, tmp_path: Path
+) -> None:
+    from pydantic import SecretStr
+
+    from agentrig import APIPricing, ModelDefinition, ProviderCredential
+    from agentrig_react.agent import ReactAgent
+
+    server = fake_openai_server
+    server.add_tool_call("mcp__probe__write_file", {"path": "from_mcp.txt", "content": "host server\n"})
+    server.add_tool_call("bash", {"command": "cat from_mcp.txt; test -f /.dockerenv && echo in-container"})
+    server.add_tool_call("submit", {"answer": "done"})
+    entry, pid_file = probe(tmp_path)
+    model = ModelDefinition(provider="openai", name="gpt-fake", pricing=APIPricing(input=1.0, output=2.0))
+    credential = ProviderCredential(provider="openai", value=SecretStr("sk-test"), source="test", env_var="OPENAI_API_KEY")
+    config = ReactConfig(base_url=server.base_url, mcp_servers={"probe": entry})
+    agent = ReactAgent(config, model, credential, "docker-mcp")
+    with Session.create(runtime="docker", base_dir=tmp_path / "s", runtime_options={"image": docker_test_image}) as session:
+        agent.setup(session)
+        try:
+            result = agent.run_checkpoint("Write it through MCP, then read it in the container.")
+        finally:
+            agent.cleanup()
+        assert result.stop_reason == "submitted", result.error_message
+        bash_step = [m for m in agent.messages if m.role == "tool"][1]
+        assert "host server" in str(bash_step.content) and "in-container" in str(bash_step.content)
+    assert wait_gone(int(pid_file.read_text()))
