@@ -27,7 +27,7 @@ from agentrig.agents.interface import AgentConfigBase, AgentContext
 from agentrig.errors import AgentSetupError, AgentStepError
 from agentrig.runtime.interface import Invocation
 from agentrig.trajectory import UserStep
-from agentrig_claude_code.command import build_argv, build_env
+from agentrig_claude_code.command import build_argv, build_env, mcp_config_json, mcp_timeout_env
 from agentrig_claude_code.config import ClaudeCodeConfig
 from agentrig_claude_code.outcome import ClaudeStreamOutcome
 
@@ -40,6 +40,8 @@ if TYPE_CHECKING:
 #: Providers whose API the CLI speaks without an explicit endpoint.
 ANTHROPIC_PROVIDERS = frozenset({"anthropic"})
 CONFIG_DIR_NAME = ".claude"
+#: The ``--mcp-config`` file in the CLI's private config directory (0600: it holds the servers' secrets).
+MCP_CONFIG_NAME = "agentrig-mcp.json"
 
 ARTIFACT_OUTCOME = "claude_outcome.json"
 ARTIFACT_LAUNCH = "claude_launch.json"
@@ -76,6 +78,8 @@ class ClaudeCodeAgent(CliAgent):
         # the Claude session continued across checkpoints while reset_context is false
         self.claude_session_id: str | None = None
         self._claude_session_cost = 0.0
+        #: The ``--mcp-config`` path as the CLI sees it (``None``: no MCP server configured).
+        self._mcp_config: str | None = None
         self._reset_checkpoint_state()
 
     @classmethod
@@ -124,6 +128,7 @@ class ClaudeCodeAgent(CliAgent):
                 "the claude_code agent needs a credential: set ANTHROPIC_API_KEY (or ANTHROPIC_AUTH_TOKEN)"
             )
         self._check_stream_parser()
+        self._mcp_servers()  # an unset ${VAR} of an MCP server is a usage error
 
     def setup(self, session: Session) -> None:
         """Check the model endpoint, the CLI and its version in ``session``'s runtime; isolate its state."""
@@ -145,7 +150,20 @@ class ClaudeCodeAgent(CliAgent):
             as_root=as_root,
             max_thinking_tokens=self.max_thinking_tokens,
         )
+        self._write_mcp_config(config_dir)
         self.cli_version = self._probe_version(runtime)
+
+    def _write_mcp_config(self, config_dir: str) -> None:
+        """Give the CLI the MCP servers: a 0600 ``--mcp-config`` file in its private config directory, and
+        their timeouts; nothing without servers."""
+        from agentrig.agents.mcp import write_private_file
+
+        servers = self._mcp_servers()
+        if not servers or self._state_dir_host is None:
+            return
+        write_private_file(self._state_dir_host / MCP_CONFIG_NAME, mcp_config_json(servers))
+        self._mcp_config = f"{config_dir.rstrip('/')}/{MCP_CONFIG_NAME}"
+        self._env.update(mcp_timeout_env(servers))
 
     def _probe_uid(self, runtime: Runtime) -> int | None:
         result = runtime.exec(Invocation(["id", "-u"], timeout=30))
@@ -165,7 +183,10 @@ class ClaudeCodeAgent(CliAgent):
         if self.cost_limits.step_limit:
             max_turns = self.cost_limits.step_limit - self.usage.steps
         resume = self.claude_session_id
-        argv = build_argv(self.config, binary=self._binary, model=self.model.name, max_turns=max_turns, resume=resume)
+        argv = build_argv(
+            self.config, binary=self._binary, model=self.model.name, max_turns=max_turns, resume=resume,
+            mcp_config=self._mcp_config, mcp_servers=list(self.config.mcp_servers),
+        )
         self.launch = ClaudeLaunch(
             argv=argv,
             env_names=sorted(self._env),

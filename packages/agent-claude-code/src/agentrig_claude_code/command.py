@@ -12,6 +12,9 @@ from typing import TYPE_CHECKING
 from pydantic import BaseModel, ConfigDict
 
 if TYPE_CHECKING:
+    from collections.abc import Mapping
+
+    from agentrig.agents.mcp import McpHttpServer, McpStdioServer
     from agentrig.credentials import ProviderCredential
     from agentrig_claude_code.config import ClaudeCodeConfig
 
@@ -41,8 +44,16 @@ def build_argv(
     model: str,
     max_turns: int | None = None,
     resume: str | None = None,
+    mcp_config: str | None = None,
+    mcp_servers: list[str] | None = None,
 ) -> list[str]:
-    """The argument vector (no shell); the task comes on standard input."""
+    """The argument vector (no shell); the task comes on standard input.
+
+    ``mcp_config`` is the path (as the CLI sees it) of the file naming the MCP
+    servers (:func:`mcp_config_json`), and ``mcp_servers`` their names: the CLI
+    gets ``--mcp-config PATH --strict-mcp-config`` (no other MCP server, not one
+    a workspace's ``.mcp.json`` names) and their tools (``mcp__NAME``) are allowed.
+    """
     argv = [binary, "--print", "--output-format", "stream-json", "--verbose", "--model", model]
     if config.include_partial_messages:
         argv.append("--include-partial-messages")
@@ -51,8 +62,11 @@ def build_argv(
     argv += ["--permission-mode", config.permission_mode]
     if config.append_system_prompt:
         argv += ["--append-system-prompt", config.append_system_prompt]
-    if config.allowed_tools:
-        argv += ["--allowedTools", ",".join(config.allowed_tools)]
+    if mcp_config:
+        argv += ["--mcp-config", mcp_config, "--strict-mcp-config"]
+    allowed = [*config.allowed_tools, *(f"mcp__{name}" for name in mcp_servers or [])]
+    if allowed:
+        argv += ["--allowedTools", ",".join(allowed)]
     if config.disallowed_tools:
         argv += ["--disallowedTools", ",".join(config.disallowed_tools)]
     if resume:
@@ -94,3 +108,26 @@ def build_env(
         env["MAX_THINKING_TOKENS"] = str(max_thinking_tokens)
     return env
 
+
+
+def mcp_config_json(servers: Mapping[str, McpStdioServer | McpHttpServer]) -> str:
+    """The ``--mcp-config`` file of ``servers`` (resolved: it holds their secrets, so it is written 0600 into the
+    CLI's private config directory), in the CLI's own ``{"mcpServers": {NAME: ...}}`` form."""
+    import json
+
+    entries: dict[str, dict[str, object]] = {}
+    for name, server in servers.items():
+        if server.type == "stdio":
+            entries[name] = {"type": "stdio", "command": server.command, "args": list(server.args), "env": dict(server.env)}
+        else:
+            entries[name] = {"type": "http", "url": server.url, "headers": dict(server.headers)}
+    return json.dumps({"mcpServers": entries}, indent=2) + "\n"
+
+
+def mcp_timeout_env(servers: Mapping[str, McpStdioServer | McpHttpServer]) -> dict[str, str]:
+    """The CLI's MCP timeouts (milliseconds) from the servers' own: the longest of each, as one setting covers all."""
+    if not servers:
+        return {}
+    startup = max(server.startup_timeout for server in servers.values())
+    tool = max(server.tool_timeout for server in servers.values())
+    return {"MCP_TIMEOUT": str(int(startup * 1000)), "MCP_TOOL_TIMEOUT": str(int(tool * 1000))}

@@ -32,6 +32,8 @@ RESERVED_ENV = frozenset(
         "HOME",
         "IS_SANDBOX",
         "MAX_THINKING_TOKENS",
+        "MCP_TIMEOUT",
+        "MCP_TOOL_TIMEOUT",
     }
 )
 
@@ -57,6 +59,8 @@ RESERVED_FLAGS = frozenset(
         "--allowed-tools",
         "--disallowedTools",
         "--disallowed-tools",
+        "--mcp-config",
+        "--strict-mcp-config",
     }
 )
 
@@ -72,6 +76,8 @@ class ClaudeCodeConfig(CliAgentConfig):
     """
 
     type: Literal["claude_code"] = "claude_code"
+    #: ``mcp_servers`` reach the CLI through ``--mcp-config`` (a 0600 file in its private config directory).
+    supports_mcp: ClassVar[bool] = True
     reserved_env: ClassVar[frozenset[str]] = RESERVED_ENV
     reserved_flags: ClassVar[frozenset[str]] = RESERVED_FLAGS
     version: str | None = Field(default=DEFAULT_CLI_VERSION, description="npm version of @anthropic-ai/claude-code.")

@@ -129,10 +129,11 @@ class CodexAgent(CliAgent):
         if self.credential is None:
             raise AgentSetupError("the codex agent needs a credential: set OPENAI_API_KEY")
         self._check_stream_parser()
+        self._mcp_servers()  # an unset ${VAR} of an MCP server is a usage error
 
     def setup(self, session: Session) -> None:
         """Check the endpoint and the CLI's version in ``session``'s runtime; write its isolated config."""
-        from agentrig.atomic import write_text_atomic
+        from agentrig.agents.mcp import write_private_file
 
         self.preflight()
         base_url = self._base_url()
@@ -148,8 +149,11 @@ class CodexAgent(CliAgent):
             reasoning_effort=self.reasoning_effort,
             request_max_retries=self.config.request_max_retries,
             stream_max_retries=self.config.stream_max_retries,
+            mcp_servers=self._mcp_servers(),
+            mcp_cwd=runtime.workdir,
         )
-        write_text_atomic(self._state_dir_host / "config.toml", text)
+        # owner-only: with MCP servers it holds their env and header values
+        write_private_file(self._state_dir_host / "config.toml", text)
         self._log_tail = SessionLogTail(self._state_dir_host / "sessions")
         self._env = build_env(self.config, credential=self.credential, codex_home=codex_home, home=home)
         self.cli_version = self._probe_version(runtime)

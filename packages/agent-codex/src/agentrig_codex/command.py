@@ -14,6 +14,9 @@ from typing import TYPE_CHECKING
 from agentrig_codex.config import KEY_ENV
 
 if TYPE_CHECKING:
+    from collections.abc import Mapping
+
+    from agentrig.agents.mcp import McpHttpServer, McpStdioServer
     from agentrig.credentials import ProviderCredential
     from agentrig_codex.config import CodexConfig
 
@@ -49,8 +52,11 @@ def config_toml(
     reasoning_effort: str | None,
     request_max_retries: int | None = None,
     stream_max_retries: int | None = None,
+    mcp_servers: Mapping[str, McpStdioServer | McpHttpServer] | None = None,
+    mcp_cwd: str | None = None,
 ) -> str:
-    """The CLI's ``config.toml``: one provider speaking the Responses API at ``base_url``."""
+    """The CLI's ``config.toml``: one provider speaking the Responses API at ``base_url``, and a
+    ``[mcp_servers.NAME]`` table per MCP server (resolved: the file then holds their secrets, 0600)."""
     lines = [
         "# written by agentrig for one run; the key is read from the environment",
         f"model = {_toml_string(model)}",
@@ -70,8 +76,35 @@ def config_toml(
         lines.append(f"request_max_retries = {int(request_max_retries)}")
     if stream_max_retries is not None:
         lines.append(f"stream_max_retries = {int(stream_max_retries)}")
+    for name, server in (mcp_servers or {}).items():
+        lines += ["", *mcp_server_toml(name, server, mcp_cwd)]
     lines.append("")
     return "\n".join(lines)
+
+
+def _toml_table(values: Mapping[str, str]) -> str:
+    return "{ " + ", ".join(f"{_toml_string(k)} = {_toml_string(v)}" for k, v in values.items()) + " }"
+
+
+def mcp_server_toml(name: str, server: McpStdioServer | McpHttpServer, cwd: str | None) -> list[str]:
+    """The ``[mcp_servers.NAME]`` table of one server, in the CLI's own keys (stdio servers start in ``cwd``)."""
+    lines = [f"[mcp_servers.{name}]"]
+    if server.type == "stdio":
+        lines.append(f"command = {_toml_string(server.command)}")
+        lines.append("args = [" + ", ".join(_toml_string(arg) for arg in server.args) + "]")
+        if server.env:
+            lines.append(f"env = {_toml_table(server.env)}")
+        if cwd:
+            lines.append(f"cwd = {_toml_string(cwd)}")
+    else:
+        lines.append(f"url = {_toml_string(server.url)}")
+        if server.headers:
+            lines.append(f"http_headers = {_toml_table(server.headers)}")
+    # required: the CLI waits for the server before its first model call, and fails when it cannot start
+    lines.append("required = true")
+    lines.append(f"startup_timeout_sec = {float(server.startup_timeout)}")
+    lines.append(f"tool_timeout_sec = {float(server.tool_timeout)}")
+    return lines
 
 
 def build_env(

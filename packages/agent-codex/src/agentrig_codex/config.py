@@ -60,6 +60,8 @@ class CodexConfig(CliAgentConfig):
     """
 
     type: Literal["codex"] = "codex"
+    #: ``mcp_servers`` become ``[mcp_servers.NAME]`` tables of the CLI's ``config.toml`` (0600, in its CODEX_HOME).
+    supports_mcp: ClassVar[bool] = True
     reserved_env: ClassVar[frozenset[str]] = RESERVED_ENV
     reserved_flags: ClassVar[frozenset[str]] = RESERVED_FLAGS
     version: str | None = Field(default=DEFAULT_CLI_VERSION, description="npm version of @openai/codex.")

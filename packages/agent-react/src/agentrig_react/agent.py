@@ -44,6 +44,7 @@ if TYPE_CHECKING:
     from agentrig.credentials import ProviderCredential
     from agentrig.model_definition import ModelDefinition, ThinkingPreset
     from agentrig.trajectory import TrajectoryStep
+    from agentrig_react.mcp_tools import McpConnections
 
 
 class _RunStopped(Exception):
@@ -114,6 +115,7 @@ class ReactAgent(Agent):
         self._usage_lock = threading.Lock()
         self._calls = 0
         self._plan_record: PlanRecord | None = None
+        self._mcp: McpConnections | None = None
 
     @classmethod
     def _from_config(cls, config: AgentConfigBase, context: AgentContext) -> ReactAgent:
@@ -177,6 +179,7 @@ class ReactAgent(Agent):
             if "tools" not in config_cls.model_fields:
                 raise AgentSetupError(f"{where}: tools: agent type '{sub.agent['type']}' takes no tool allow-list")
             agent_config["tools"] = sub.tools
+            agent_config = self._inherit_mcp_servers(agent_config, sub.tools)
         try:
             sub_config = config_cls.model_validate(agent_config)
         except Exception as exc:
@@ -207,6 +210,19 @@ class ReactAgent(Agent):
         made.tools = sub.tools
         return made
 
+    def _inherit_mcp_servers(self, agent_config: dict[str, Any], tools: list[str]) -> dict[str, Any]:
+        """``agent_config`` with the parent's MCP servers its allow-list names (``mcp__S``, ``mcp__S__T``)
+        added to its own ``mcp_servers``; a server it configures itself under the same name wins."""
+        from agentrig_react.mcp_tools import server_of
+
+        named = [server for server in dict.fromkeys(server_of(t) for t in tools) if server in self.config.mcp_servers]
+        if not named:
+            return agent_config
+        own = dict(agent_config.get("mcp_servers") or {})
+        for server in named:
+            own.setdefault(server, self.config.mcp_servers[server].model_dump(mode="json"))
+        return {**agent_config, "mcp_servers": own}
+
     def _subagent_finished(self, run: SubagentRun) -> None:
         with self._usage_lock:
             self.subagent_runs.append(run)
@@ -227,16 +243,18 @@ class ReactAgent(Agent):
                 subagent.check(session)
             except ConfinementError as exc:
                 raise AgentSetupError(f"react config: subagents '{subagent.name}': {exc}") from None
+        # in the session's directory (under the run directory in `agentrig run`): nothing left in /tmp by a kill -9
+        if self._scratch is None:
+            self._scratch = temp_dir("agentrig-react-", session=session)
+        self._start_mcp(session)
         try:
             if self.config.tools is not None:
-                self.registry.keep(self.config.tools, also=self._python_tools)
+                self.registry.keep(self._expand_allow_list(self.config.tools), also=self._python_tools)
             self.registry.override_descriptions(self.config.description_overrides)
         except ToolDefinitionError as exc:
             raise AgentSetupError(f"react config: {exc}") from None
         if self.chat_model is None:
             self.chat_model = self._make_chat_model()
-        # in the session's directory (under the run directory in `agentrig run`): nothing left in /tmp by a kill -9
-        self._scratch = temp_dir("agentrig-react-", session=session)
         for subagent in self._subagents:
             subagent.session = session
             subagent.artifacts_root = self._scratch / "subagents"
@@ -247,6 +265,44 @@ class ReactAgent(Agent):
             command_timeout=self.config.command_timeout,
             max_output_chars=self.config.max_output_chars,
         )
+
+    def _mcp_servers(self) -> dict[str, Any]:
+        """The MCP servers with their ``${VAR}`` values from this process's environment; one line when one is unset."""
+        import os
+
+        from agentrig.agents.mcp import McpConfigError, resolve_servers
+
+        try:
+            return resolve_servers(self.config.mcp_servers, os.environ)
+        except McpConfigError as exc:
+            raise AgentSetupError(f"react config: {exc}") from None
+
+    def _start_mcp(self, session: Session) -> None:
+        """Start the MCP servers (stdio ones on the host, in the workspace) and offer their tools; the run's
+        teardown stops them on SIGINT/SIGTERM, :meth:`cleanup` otherwise."""
+        if not self.config.mcp_servers or self._mcp is not None:
+            return
+        from agentrig.runtime import teardown
+        from agentrig_react.mcp_tools import McpConnections, McpStartError
+
+        assert self._scratch is not None
+        connections = McpConnections(self._mcp_servers(), Path(session.workspace.path), self._scratch / "mcp")
+        try:
+            tools = connections.open()
+        except McpStartError as exc:
+            raise AgentSetupError(f"react config: {exc}") from None
+        self._mcp = connections
+        teardown.track(connections)
+        for made in tools:
+            self.registry.add(made)
+
+    def _expand_allow_list(self, tools: list[str]) -> list[str]:
+        """``tools`` with each ``mcp__SERVER`` entry replaced by the names of that server's tools."""
+        servers = {name: [t.name for t in self._mcp or [] if t.server == name] for name in self.config.mcp_servers}
+        expanded: list[str] = []
+        for name in tools:
+            expanded.extend(servers.get(name.removeprefix("mcp__"), [name]) if name.startswith("mcp__") else [name])
+        return expanded
 
     def _model_options(self) -> dict[str, Any]:
         options: dict[str, Any] = dict(self.config.model_options)
@@ -265,6 +321,7 @@ class ReactAgent(Agent):
             check_chat_model(self.model_definition, self.credential, base_url=self.config.base_url, **self._model_options())
         except LLMError as exc:
             raise AgentSetupError(f"model {self.model_definition.id}: {exc.message}") from None
+        self._mcp_servers()
 
     def _make_chat_model(self) -> ChatModel:
         from agentrig.llm.errors import LLMError
@@ -288,7 +345,13 @@ class ReactAgent(Agent):
         self._context_base_len = 0
 
     def cleanup(self) -> None:
-        """Close the model client and drop scratch files; idempotent."""
+        """Stop the MCP servers, close the model client and drop scratch files; idempotent."""
+        connections, self._mcp = self._mcp, None
+        if connections is not None:
+            from agentrig.runtime import teardown
+
+            connections.close()
+            teardown.untrack(connections)
         model, self.chat_model = self.chat_model, None
         if model is not None:
             try:

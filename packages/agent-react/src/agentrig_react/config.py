@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
@@ -35,7 +35,9 @@ class SubagentConfig(BaseModel):
 
     tools: list[str] | None = Field(
         default=None,
-        description="The only tools the subagent gets (its agent type must take a 'tools' allow-list); default: all.",
+        description="The only tools the subagent gets (its agent type must take a 'tools' allow-list); default: all. "
+        "Naming 'mcp__SERVER' (or 'mcp__SERVER__TOOL') of the parent's mcp_servers gives the subagent that server; "
+        "without such an entry a subagent gets none of the parent's MCP servers.",
     )
     confine: Literal["strict", "best_effort"] = Field(
         default="strict",
@@ -81,6 +83,8 @@ class ReactConfig(AgentConfigBase):
     """Settings of the ReAct loop; spending limits come from ``cost_limits``."""
 
     type: Literal["react"] = "react"
+    #: ``mcp_servers``: each server's tools are offered as ``mcp__SERVER__TOOL`` (:mod:`agentrig_react.mcp_tools`).
+    supports_mcp: ClassVar[bool] = True
     system_prompt: str | None = Field(default=None, description="Replaces the built-in system prompt.")
     max_steps: int = Field(default=50, ge=1, description="Model calls per checkpoint before the agent stops.")
     wall_clock_limit: float | None = Field(default=None, gt=0, description="Seconds per checkpoint; none: no limit.")
@@ -110,7 +114,8 @@ class ReactConfig(AgentConfigBase):
     description_overrides: dict[str, str] = Field(default_factory=dict, description="Tool name to replacement description.")
     tools: list[str] | None = Field(
         default=None,
-        description="The only tools offered (built-in or subagent names); default: all. Tools added from Python stay.",
+        description="The only tools offered (built-in or subagent names, 'mcp__SERVER' for all tools of an MCP server, "
+        "'mcp__SERVER__TOOL' for one); default: all. Tools added from Python stay.",
     )
     subagents: list[SubagentConfig] = Field(default_factory=list, description="Agents offered as tools.")
     planning: bool = Field(
@@ -138,13 +143,20 @@ class ReactConfig(AgentConfigBase):
                 raise ValueError(f"subagents: the name '{sub.name}' is already a tool's; choose another")
             names.append(sub.name)
         if self.tools is not None:
-            unknown = [name for name in self.tools if name not in names]
+            unknown = [name for name in self.tools if name not in names and not self._names_mcp_server(name)]
             if unknown:
                 raise ValueError(f"tools: unknown tool(s) {', '.join(unknown)} (tools: {', '.join(names)})")
             names = [name for name in names if name in self.tools]
-        unknown = sorted(set(self.description_overrides) - set(names))
+        unknown = sorted(name for name in set(self.description_overrides) - set(names) if not self._names_mcp_server(name))
         if unknown:
             raise ValueError(
                 f"description_overrides: unknown tool(s) {', '.join(unknown)} (tools: {', '.join(names)})"
             )
         return self
+
+    def _names_mcp_server(self, name: str) -> bool:
+        """Whether ``name`` is ``mcp__SERVER`` or ``mcp__SERVER__TOOL`` of a configured server (its tools are
+        known only once the server runs)."""
+        from agentrig_react.mcp_tools import server_of
+
+        return server_of(name) in self.mcp_servers

@@ -31,6 +31,8 @@ _EXPORTS: dict[str, str] = {
     "Agent": "agentrig.agents.interface",
     "AgentConfigBase": "agentrig.agents.interface",
     "AgentContext": "agentrig.agents.interface",
+    "McpStdioServer": "agentrig.agents.mcp",
+    "McpHttpServer": "agentrig.agents.mcp",
     "CheckpointInferenceResult": "agentrig.agents.result",
     "AgentCostLimits": "agentrig.usage",
     "UsageTracker": "agentrig.usage",
@@ -92,6 +94,10 @@ if TYPE_CHECKING:  # `X as X`: the lazy names, re-exported for type checkers and
         AgentContext as AgentContext,
         get_agent_cls as get_agent_cls,
         get_agent_config_cls as get_agent_config_cls,
+    )
+    from agentrig.agents.mcp import (
+        McpHttpServer as McpHttpServer,
+        McpStdioServer as McpStdioServer,
     )
     from agentrig.agents.result import (
         CheckpointInferenceResult as CheckpointInferenceResult,

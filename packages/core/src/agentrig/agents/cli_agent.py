@@ -12,6 +12,7 @@ its own CLI and reads its own outcome.
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
 from collections.abc import Iterator
@@ -27,6 +28,7 @@ from agentrig.scratch import temp_dir
 
 if TYPE_CHECKING:
     from agentrig.agents.cli_config import CliAgentConfig
+    from agentrig.agents.mcp import McpHttpServer, McpStdioServer
     from agentrig.agents.session import Session
     from agentrig.credentials import ProviderCredential
     from agentrig.model_definition import ModelDefinition
@@ -99,6 +101,8 @@ class CliAgent(Agent):
         self._checkpoint_steps: list[TrajectoryStep] = []
         #: The version the CLI reported at setup.
         self.cli_version: str | None = None
+        self._mcp: dict[str, McpStdioServer | McpHttpServer] | None = None
+        self._mcp_secrets: list[str] = []
 
     # -- per-checkpoint state ---------------------------------------------------
 
@@ -130,6 +134,19 @@ class CliAgent(Agent):
             get_registry().lookup("stream_parsers", self.config.stream_parser, source=source)
         except UnknownPluginError as exc:
             raise AgentSetupError(str(exc)) from None
+
+    def _mcp_servers(self) -> dict[str, McpStdioServer | McpHttpServer]:
+        """The config's MCP servers with their ``${VAR}`` values read from this process's environment (once);
+        :class:`AgentSetupError` naming the server, field and variable when one is unset (call it in ``preflight``)."""
+        if self._mcp is None:
+            from agentrig.agents.mcp import McpConfigError, resolve_servers, server_secrets
+
+            try:
+                self._mcp = resolve_servers(self.config.mcp_servers, os.environ)
+            except McpConfigError as exc:
+                raise AgentSetupError(f"{self.agent_name} config: {exc}") from None
+            self._mcp_secrets = server_secrets(self._mcp)
+        return self._mcp
 
     def _setup_state_dir(self, session: Session, name: str, private_prefix: str) -> str:
         """Give the CLI its own state directory ``name`` in the runtime's home; return its path there.
@@ -224,9 +241,12 @@ class CliAgent(Agent):
         self.emit_step(step)
 
     def _scrub(self, text: str) -> str:
-        """``text`` with the credential's secret replaced: nothing the CLI prints reaches disk unchecked."""
+        """``text`` with the credential's secret and the MCP servers' env and header values replaced: nothing
+        the CLI prints reaches disk unchecked."""
+        secrets = list(self._mcp_secrets)
         if self.credential is not None:
-            secret = self.credential.secret()
+            secrets.insert(0, self.credential.secret())
+        for secret in secrets:
             if secret and secret in text:
                 text = text.replace(secret, REDACTED)
         return text

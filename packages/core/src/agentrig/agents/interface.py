@@ -20,8 +20,9 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator, model_validator
 
+from agentrig.agents.mcp import McpServerConfig, check_server_names
 from agentrig.agents.result import CheckpointInferenceResult as CheckpointInferenceResult  # part of the interface
 from agentrig.errors import AgentError, AgentLimitError, AgentSetupError
 from agentrig.registry import PluginRegistry, fire_hook, get_registry
@@ -44,9 +45,16 @@ class AgentConfigBase(BaseModel):
     ``docker_template`` is a Dockerfile template (``{{ base_image }}`` and
     ``{{ version }}`` are replaced, see :mod:`agentrig.runtime.images`) for
     agents that need their own image; it requires ``version``.
+
+    ``mcp_servers`` names MCP servers (:mod:`agentrig.agents.mcp`) the agent
+    offers its model; an agent type that can use them says so with
+    :attr:`supports_mcp`, and any other refuses a non-empty ``mcp_servers``.
     """
 
     model_config = ConfigDict(extra="forbid")
+
+    #: Whether the agent type gives ``mcp_servers`` to its model; ``False``: a config naming servers is refused.
+    supports_mcp: ClassVar[bool] = False
 
     type: str = Field(description="The agent type, as listed by `agentrig agents list`.")
     cost_limits: AgentCostLimits = Field(default_factory=AgentCostLimits)
@@ -63,6 +71,26 @@ class AgentConfigBase(BaseModel):
         description="Start every checkpoint with a fresh context (true) or continue the conversation (false); "
         "none: the run's setting (agentrig run --reset-context/--keep-context, default keep).",
     )
+    mcp_servers: dict[str, McpServerConfig] = Field(
+        default_factory=dict,
+        exclude_if=lambda servers: not servers,  # a config without servers dumps (and records) as before
+        description="MCP servers by name: stdio {command, args, env} or streamable HTTP {url, headers}; "
+        "secret values as ${VAR} from agentrig's environment. Only agents that support MCP accept any.",
+    )
+
+    @field_validator("mcp_servers", mode="before")
+    @classmethod
+    def _mcp_supported(cls, value: Any, info: ValidationInfo) -> Any:
+        if value is None or value == "":
+            return {}  # `-c mcp_servers=` clears them
+        if value and not cls.supports_mcp:
+            from pydantic_core import PydanticCustomError
+
+            agent = info.data.get("type") or cls.model_fields["type"].default or cls.__name__
+            raise PydanticCustomError(
+                "mcp_unsupported", "{agent} has no MCP support: remove mcp_servers (or pick an agent that has)", {"agent": agent}
+            )
+        return check_server_names(value) if isinstance(value, dict) else value
 
     @model_validator(mode="after")
     def _template_needs_version(self) -> AgentConfigBase:

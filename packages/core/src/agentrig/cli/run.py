@@ -456,13 +456,14 @@ def _check_runtime(
 
 def _identity(args: argparse.Namespace, plan: Any, problems: list[Any], plugin: Any) -> Any:
     """What makes this run the same run for ``--resume`` (recorded in ``run.json``)."""
+    from agentrig.agents.mcp import redact_mcp_servers
     from agentrig.run.records import AgentRecord, ModelRecord, RunIdentity, RuntimeRecord
 
     model = plan.model
     return RunIdentity(
         agent=AgentRecord(
             type=plan.agent_config["type"], distribution=plugin.distribution, version=plugin.version,
-            config=plan.agent_config,
+            config=redact_mcp_servers(plan.agent_config),  # an MCP server's literal env/header values are secrets
         ),
         model=ModelRecord(id=plan.model_id, provider=model.provider, name=model.name) if model is not None else None,
         runtime=RuntimeRecord(name=plan.runtime, image=plan.image, options=plan.runtime_options),

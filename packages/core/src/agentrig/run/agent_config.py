@@ -77,7 +77,7 @@ def check_key(config_cls: type[BaseModel], key: str) -> None:
         nested = _nested_model(annotation)
         if depth < len(parts) - 1 and nested is None and not _is_mapping(annotation):
             raise AgentConfigError(f"-c {key}: field '{'.'.join(parts[: depth + 1])}' has no sub-fields")
-        model = nested
+        model = None if _is_mapping(annotation) else nested  # a mapping's keys are free (mcp_servers.NAME.url)
 
 
 def parse_override(text: str) -> tuple[str, Any]:

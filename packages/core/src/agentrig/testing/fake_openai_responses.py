@@ -109,6 +109,7 @@ class ResponsesRenderer:
                     "call_id": call.id or self._new_id("call_"),
                     "name": call.name,
                     "arguments": call.arguments_json(),
+                    **({"namespace": call.namespace} if call.namespace else {}),
                 }
             )
         return items

@@ -39,6 +39,11 @@ class FakeToolCall(BaseModel):
     raw_arguments: str | None = Field(
         default=None, description="Sent instead of the JSON of ``arguments`` (to script malformed arguments)."
     )
+    namespace: str | None = Field(
+        default=None,
+        description="The Responses API's namespace of a namespaced tool (Codex offers an MCP server's tools in the "
+        "namespace ``mcp__SERVER``); the other fakes ignore it.",
+    )
 
     def arguments_json(self) -> str:
         """The argument text the server sends."""
