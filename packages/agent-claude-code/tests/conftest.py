@@ -1,10 +1,10 @@
 """Fixtures of the agent-claude-code tests (the shared CLI-agent kit, :mod:`agentrig.testing.cli_agents`):
-the pinned CLI, a local session, an agent on the fake Messages API."""
+the pinned CLI, a local session, an agent on the fake Messages API, the agent's Docker image."""
 
 from __future__ import annotations
 
 from agentrig import APIPricing
-from agentrig.testing.cli_agents import CliAgentKit, cli_agent_fixtures
+from agentrig.testing.cli_agents import CliAgentKit, agent_image_fixture, cli_agent_fixtures
 
 KIT = CliAgentKit(
     agent="claude_code",
@@ -25,3 +25,4 @@ KIT = CliAgentKit(
 )
 
 cli_kit, claude_bin, session, credential, model_def, make_agent = cli_agent_fixtures(KIT, binary="claude_bin")
+claude_image = agent_image_fixture(KIT, name="claude_image")

@@ -3,14 +3,14 @@
 image, runs the real pinned CLI in the session's container against the fake
 Messages API on the host (network mode ``host``, so 127.0.0.1 is the host's).
 
-The image build (npm-installing the CLI) happens once; later runs find the
-image unchanged and skip it.
+The image build (npm-installing the CLI) happens once, in the kit's
+``agent_image_fixture`` (``claude_image``, from ``conftest.py``); later runs find
+the image unchanged and skip it.
 """
 
 from __future__ import annotations
 
 import os
-import time
 from pathlib import Path
 from typing import Any
 
@@ -27,18 +27,6 @@ pytestmark = [pytest.mark.docker, pytest.mark.claude_cli, pytest.mark.xdist_grou
 
 API_KEY = "sk-ant-test-claude-docker-secret-42"
 SONNET = APIPricing(input=3.0, output=15.0, cache_read=0.3, cache_write=3.75)
-
-
-@pytest.fixture(scope="module")
-def claude_image(docker_engine: Any, node_test_image: str) -> str:
-    """The agent's image from the package's own template (a no-op when it is already built)."""
-    from agentrig.runtime.images import ensure_agent_image
-
-    config = ClaudeCodeConfig()
-    started = time.monotonic()
-    tag = ensure_agent_image("claude_code", config.version, config.docker_template, node_test_image, client=docker_engine)
-    print(f"claude_code image {tag}: ready in {time.monotonic() - started:.1f}s")
-    return tag
 
 
 def test_image_holds_exactly_the_pinned_cli(docker_engine: Any, node_test_image: str, claude_image: str) -> None:
