@@ -248,3 +248,107 @@ def test_under_docker_the_client_and_its_stdio_server_run_on_the_host_and_write_
         bash_step = [m for m in agent.messages if m.role == "tool"][1]
         assert "host server" in str(bash_step.content) and "in-container" in str(bash_step.content)
     assert wait_gone(int(pid_file.read_text()))
+
+
+def _sandboxed_processes(marker: str) -> dict[int, tuple[str, list[int]]]:
+    """Host pid -> (program, its pids in every PID namespace: ``NSpid``) of each live process whose argv holds
+    ``marker``."""
+    found: dict[int, list[int]] = {}
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            argv = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+            status = (entry / "status").read_text()
+        except OSError:
+            continue
+        if marker in argv and "mcp_server" in argv and "zombie" not in status:
+            nspid = next(line for line in status.splitlines() if line.startswith("NSpid:"))
+            found[int(entry.name)] = (Path(argv.split()[0]).name, [int(x) for x in nspid.split()[1:]])
+    return found
+
+
+def test_under_a_bwrap_runtime_the_stdio_server_runs_in_its_sandbox_and_its_stderr_is_saved_scrubbed(
+    fake_openai_server: FakeModelServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import uuid
+
+    from agentrig.testing.sandbox import require_bwrap
+
+    from .conftest import build_agent
+
+    require_bwrap()
+    monkeypatch.setenv("AGENTRIG_TEST_REACT_BWRAP_SECRET", SECRET)
+    server = fake_openai_server
+    server.add_tool_call("mcp__probe__write_file", {"path": "sandboxed.txt", "content": "from the sandbox\n"})
+    server.add_tool_call("submit", {"answer": "done"})
+    marker = uuid.uuid4().hex
+    options = {"sandbox": "bwrap"}
+    with Session.create(runtime="local", base_dir=tmp_path / "s", runtime_options=options) as session:
+        pid_file = session.workspace.path / f".mcp-{marker}.pid"
+        # the server says its secret on stderr: the saved log must not
+        script = f'echo "probe starting, token $PROBE_SECRET" >&2; exec {sys.executable} -m agentrig.testing.mcp_server --pid-file {pid_file}'
+        entry = {"command": "sh", "args": ["-c", script], "env": {"PROBE_SECRET": "${AGENTRIG_TEST_REACT_BWRAP_SECRET}"}}
+        agent = build_agent(server, "openai", mcp_servers={"probe": entry})
+        agent.setup(session)
+        try:
+            running = list(_sandboxed_processes(marker).values())
+            # bwrap on the host, and under it, in a PID namespace of its own, the server (its pid file holds
+            # its pid in there): the same kind of sandbox as the agent's commands
+            assert [program for program, levels in running if len(levels) == 1] == ["bwrap"], running
+            inner = [levels[1] for program, levels in running if program != "bwrap" and len(levels) == 2]
+            assert int(pid_file.read_text()) in inner, running
+            result = agent.run_checkpoint("Write sandboxed.txt through MCP.")
+            assert result.stop_reason == "submitted", result.error_message
+            assert (session.workspace.path / "sandboxed.txt").read_text() == "from the sandbox\n"
+            artifacts = tmp_path / "artifacts"
+            agent.save_artifacts(artifacts)
+        finally:
+            agent.cleanup()
+    log = (artifacts / "mcp" / "mcp-probe.stderr.log").read_text()
+    assert "probe starting, token [REDACTED]" in log and SECRET not in log
+    assert all(SECRET not in f.read_text() for f in artifacts.rglob("*") if f.is_file())
+    deadline = time.monotonic() + 10
+    while _sandboxed_processes(marker) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert _sandboxed_processes(marker) == {}
+
+
+def test_a_subagent_calls_the_server_its_allow_list_names_and_one_without_it_cannot(
+    fake_openai_server: FakeModelServer, session: Session, tmp_path: Path
+) -> None:
+    from .conftest import FAST_RETRY, build_agent
+
+    server = fake_openai_server
+    server.add_tool_call("with_mcp", {"task": "Write a.txt through the probe server."})
+    server.add_tool_call("mcp__probe__write_file", {"path": "a.txt", "content": "from the subagent\n"})
+    server.add_tool_call("submit", {"answer": "written"})
+    server.add_tool_call("without", {"task": "Write b.txt through the probe server."})
+    server.add_tool_call("mcp__probe__write_file", {"path": "b.txt", "content": "must not happen\n"})
+    server.add_tool_call("submit", {"answer": "could not"})
+    server.add_tool_call("submit", {"answer": "done"})
+    entry, _ = probe(tmp_path)
+    base = {"type": "react", "base_url": server.base_url, "model_options": FAST_RETRY}
+    subagents = [
+        {"name": "with_mcp", "description": "Has the probe server.", "agent": base, "tools": ["write_file", "mcp__probe"]},
+        {"name": "without", "description": "Has no MCP server.", "agent": base, "tools": ["write_file"]},
+    ]
+    agent = build_agent(server, "openai", mcp_servers={"probe": entry}, subagents=subagents)
+    agent.setup(session)
+    try:
+        result = agent.run_checkpoint("Delegate the writing.")
+    finally:
+        agent.cleanup()
+    assert result.stop_reason == "submitted", result.error_message
+    requests = server.model_requests
+    offered = [[t["function"]["name"] for t in r.body.get("tools") or []] for r in requests]
+    assert offered[1] == ["write_file", "mcp__probe__write_file", "mcp__probe__fail", "mcp__probe__add",
+                          "mcp__probe__env_digest"]
+    assert not any(name.startswith("mcp__") for name in offered[4])
+    with_run, without_run = agent.subagent_runs
+    written = [s for s in with_run.steps if isinstance(s, ToolUseStep) and s.tool == "mcp__probe__write_file"]
+    assert len(written) == 1 and not written[0].is_error and written[0].result == "wrote 18 bytes to a.txt"
+    refused = [s for s in without_run.steps if isinstance(s, ToolUseStep) and s.tool == "mcp__probe__write_file"]
+    assert len(refused) == 1 and refused[0].is_error and "unknown tool" in (refused[0].result or "")
+    made = [p for p in tmp_path.rglob("*.txt") if p.name in ("a.txt", "b.txt")]
+    assert [p.name for p in made] == ["a.txt"], made

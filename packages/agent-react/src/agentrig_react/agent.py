@@ -116,6 +116,8 @@ class ReactAgent(Agent):
         self._calls = 0
         self._plan_record: PlanRecord | None = None
         self._mcp: McpConnections | None = None
+        #: The resolved values of the MCP servers' env and headers: scrubbed from their saved stderr.
+        self._mcp_secrets: list[str] = []
 
     @classmethod
     def _from_config(cls, config: AgentConfigBase, context: AgentContext) -> ReactAgent:
@@ -278,15 +280,22 @@ class ReactAgent(Agent):
             raise AgentSetupError(f"react config: {exc}") from None
 
     def _start_mcp(self, session: Session) -> None:
-        """Start the MCP servers (stdio ones on the host, in the workspace) and offer their tools; the run's
-        teardown stops them on SIGINT/SIGTERM, :meth:`cleanup` otherwise."""
+        """Start the MCP servers (stdio ones on the host, in the workspace; in the runtime's bubblewrap sandbox
+        under ``sandbox: bwrap``) and offer their tools; the run's teardown stops them on SIGINT/SIGTERM,
+        :meth:`cleanup` otherwise."""
         if not self.config.mcp_servers or self._mcp is not None:
             return
+        from agentrig.agents.mcp import server_secrets
         from agentrig.runtime import teardown
+        from agentrig.runtime.local import LocalRuntime
         from agentrig_react.mcp_tools import McpConnections, McpStartError
 
         assert self._scratch is not None
-        connections = McpConnections(self._mcp_servers(), Path(session.workspace.path), self._scratch / "mcp")
+        runtime = session.runtime
+        sandbox = runtime.sandbox_spec() if isinstance(runtime, LocalRuntime) and runtime.config.sandbox == "bwrap" else None
+        servers = self._mcp_servers()
+        self._mcp_secrets = server_secrets(servers)
+        connections = McpConnections(servers, Path(session.workspace.path), self._scratch / "mcp", sandbox=sandbox)
         try:
             tools = connections.open()
         except McpStartError as exc:
@@ -377,6 +386,15 @@ class ReactAgent(Agent):
             write_model_atomic(path / "plan.json", self._plan_record)
         if self._scratch is not None and (self._scratch / "subagents").is_dir():
             shutil.copytree(self._scratch / "subagents", path / "subagents", dirs_exist_ok=True)
+        if self._scratch is not None and self.config.mcp_servers:
+            self._save_mcp_logs(self._scratch / "mcp", path)
+
+    def _save_mcp_logs(self, logs: Path, path: Path) -> None:
+        """Each MCP server's stderr so far into ``path/mcp/``, its secrets and the model's key scrubbed."""
+        from agentrig_react.mcp_tools import save_stderr_logs
+
+        key = self.credential.secret() if self.credential is not None else None
+        save_stderr_logs(logs, path, [*self._mcp_secrets, *([key] if key else [])])
 
     def restore_context(self, artifacts: Path) -> None:
         """Take up the conversation of ``artifacts/messages.jsonl`` (another run's checkpoint): the next

@@ -6,9 +6,14 @@ of its own (an anyio blocking portal) for as long as the agent holds the
 connections, and every call into it blocks the calling thread (several tool
 threads may call at once). A stdio server is started on the host, in the
 workspace, with the SDK's minimal environment plus its ``env``, in a process
-group of its own; it is stopped when the connections close (the agent's
-``cleanup``, or the run's teardown on SIGINT/SIGTERM), and it ends by itself
-when agentrig dies, as its standard input closes.
+group of its own; under a local runtime with ``sandbox: bwrap`` it starts in the
+same kind of bubblewrap sandbox as the agent's commands (the runtime's
+:meth:`~agentrig.runtime.local.LocalRuntime.sandbox_spec`). It is stopped when
+the connections close (the agent's ``cleanup``, or the run's teardown on
+SIGINT/SIGTERM), and it ends by itself when agentrig dies, as its standard
+input closes (a sandbox's ``bwrap`` dies with its parent too). Its standard
+error goes to ``mcp-SERVER.stderr.log`` in the agent's scratch directory, which
+:func:`save_stderr_logs` copies, scrubbed, into a checkpoint's artifacts.
 
 A tool ``T`` of server ``S`` is offered as ``mcp__S__T`` (characters a model
 API refuses become ``_``; a name over 64 characters is shortened with a hash).
@@ -32,6 +37,7 @@ from agentrig_react.registry import Tool, ToolOutput
 
 if TYPE_CHECKING:
     from agentrig.agents.mcp import McpHttpServer, McpStdioServer
+    from agentrig.runtime.sandbox import BwrapSpec
 
 #: The prefix of every MCP tool's name (``mcp__SERVER__TOOL``), as Claude Code names them too.
 PREFIX = "mcp__"
@@ -108,9 +114,12 @@ def result_text(result: Any) -> str:
 class McpConnections:
     """The live connections to a run's MCP servers; :meth:`open`, then :meth:`call`, then :meth:`close`."""
 
-    def __init__(self, servers: dict[str, McpStdioServer | McpHttpServer], cwd: Path, logs: Path) -> None:
-        """``servers`` resolved (``${VAR}`` replaced); stdio servers start in ``cwd``, their stderr goes to ``logs``."""
-        self.servers, self.cwd, self.logs = servers, cwd, logs
+    def __init__(
+        self, servers: dict[str, McpStdioServer | McpHttpServer], cwd: Path, logs: Path, *, sandbox: BwrapSpec | None = None
+    ) -> None:
+        """``servers`` resolved (``${VAR}`` replaced); stdio servers start in ``cwd`` (inside the bubblewrap
+        sandbox ``sandbox`` describes, when given), their stderr goes to ``logs``."""
+        self.servers, self.cwd, self.logs, self.sandbox = servers, cwd, logs, sandbox
         self.tools: list[McpTool] = []
         self._sessions: dict[str, Any] = {}
         self._stack = contextlib.ExitStack()
@@ -166,7 +175,12 @@ class McpConnections:
             from mcp import StdioServerParameters
             from mcp.client.stdio import stdio_client
 
-            params = StdioServerParameters(command=server.command, args=list(server.args), env=dict(server.env), cwd=self.cwd)
+            command, args = server.command, list(server.args)
+            if self.sandbox is not None:
+                from agentrig.runtime.sandbox import bwrap_argv
+
+                command, *args = bwrap_argv(self.sandbox, [command, *args])
+            params = StdioServerParameters(command=command, args=args, env=dict(server.env), cwd=self.cwd)
             async with stdio_client(params, errlog=self._errlog(name)) as (read, write):
                 yield read, write
             return
@@ -207,6 +221,18 @@ class McpConnections:
 
     def __iter__(self) -> Iterator[McpTool]:
         return iter(self.tools)
+
+
+def save_stderr_logs(logs: Path, artifacts: Path, secrets: list[str]) -> None:
+    """Copy each server's standard error so far (``logs/mcp-SERVER.stderr.log``) into ``artifacts/mcp/``, every
+    secret (the servers' ``env``/``headers`` values, the model's key) replaced by ``[REDACTED]``."""
+    from agentrig.credentials import redact
+    from agentrig.atomic import write_text_atomic
+
+    for log in sorted(logs.glob("mcp-*.stderr.log")) if logs.is_dir() else []:
+        text = log.read_text(encoding="utf-8", errors="replace")
+        (artifacts / "mcp").mkdir(parents=True, exist_ok=True)
+        write_text_atomic(artifacts / "mcp" / log.name, redact(text, secrets))
 
 
 async def _list_tools(session: Any, timeout: float) -> list[Any]:

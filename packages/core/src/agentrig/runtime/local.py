@@ -28,7 +28,7 @@ import uuid
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator
 from pydantic_core import PydanticCustomError
@@ -38,6 +38,9 @@ from agentrig.runtime.errors import parse_options
 from agentrig.runtime.interface import Invocation, Runtime, RuntimeProcess, RuntimeResult, WorkspaceCopy
 from agentrig.runtime.process import DEFAULT_MAX_OUTPUT, Chunks, FinishedProcess, ProcessSet, SupervisedProcess
 from agentrig.runtime.proctree import interrupt_tree, kill_marked, kill_tree
+
+if TYPE_CHECKING:
+    from agentrig.runtime.sandbox import BwrapSpec
 
 #: Set in every command's environment to find its processes at cleanup.
 MARKER_ENV = "AGENTRIG_RUNTIME_ID"
@@ -336,8 +339,7 @@ class LocalRuntime(Runtime):
         """``argv`` wrapped in a bubblewrap sandbox (``env`` gets the sandbox's ``TMPDIR``), or how it ended already."""
         import shutil
 
-        from agentrig.credentials import credentials_dir
-        from agentrig.runtime.sandbox import HIDDEN_DIRECTORIES, BwrapSpec, bwrap_argv
+        from agentrig.runtime.sandbox import bwrap_argv
 
         # found before the sandbox starts: bwrap reports a missing program as exit status 1, not 127
         if "/" in argv[0]:
@@ -352,14 +354,23 @@ class LocalRuntime(Runtime):
             return FinishedProcess(127, f"agentrig: command not found: {argv[0]}\n")
         if "TMPDIR" in env:
             env["TMPDIR"] = "/tmp"  # the host's may be read-only in the sandbox; its /tmp is private and writable
+        return bwrap_argv(self.sandbox_spec(directory), argv)
+
+    def sandbox_spec(self, directory: Path | None = None) -> BwrapSpec:
+        """The bubblewrap sandbox a command starting in ``directory`` (default: the workspace) runs in with
+        ``sandbox: bwrap``: what else runs beside the agent's commands (the react agent's stdio MCP servers)
+        takes the same one."""
+        from agentrig.credentials import credentials_dir
+        from agentrig.runtime.sandbox import HIDDEN_DIRECTORIES, BwrapSpec
+
+        directory = self.workspace if directory is None else directory
         writable = [str(self.workspace), *([str(self._home)] if self._home is not None else [])]
         writable += [str(copy) for copy in sorted(self._copies) if directory == copy or copy in directory.parents]
         # agentrig's own credential files are hidden too (the rest of the host stays readable)
         hidden = (*HIDDEN_DIRECTORIES, str(credentials_dir()))
-        spec = BwrapSpec(
+        return BwrapSpec(
             writable=tuple(writable), network=self.config.network == "host", chdir=str(directory), hidden=hidden
         )
-        return bwrap_argv(spec, argv)
 
     @contextmanager
     def workspace_copy(self) -> Iterator[WorkspaceCopy]:
