@@ -287,7 +287,8 @@ def test_under_a_bwrap_runtime_the_stdio_server_runs_in_its_sandbox_and_its_stde
     with Session.create(runtime="local", base_dir=tmp_path / "s", runtime_options=options) as session:
         pid_file = session.workspace.path / f".mcp-{marker}.pid"
         # the server says its secret on stderr: the saved log must not
-        script = f'echo "probe starting, token $PROBE_SECRET" >&2; exec {sys.executable} -m agentrig.testing.mcp_server --pid-file {pid_file}'
+        server_argv = f"{sys.executable} -m agentrig.testing.mcp_server --pid-file {pid_file}"
+        script = f'echo "probe starting, token $PROBE_SECRET" >&2; exec {server_argv}'
         entry = {"command": "sh", "args": ["-c", script], "env": {"PROBE_SECRET": "${AGENTRIG_TEST_REACT_BWRAP_SECRET}"}}
         agent = build_agent(server, "openai", mcp_servers={"probe": entry})
         agent.setup(session)

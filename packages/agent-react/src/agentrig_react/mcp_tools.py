@@ -226,8 +226,8 @@ class McpConnections:
 def save_stderr_logs(logs: Path, artifacts: Path, secrets: list[str]) -> None:
     """Copy each server's standard error so far (``logs/mcp-SERVER.stderr.log``) into ``artifacts/mcp/``, every
     secret (the servers' ``env``/``headers`` values, the model's key) replaced by ``[REDACTED]``."""
-    from agentrig.credentials import redact
     from agentrig.atomic import write_text_atomic
+    from agentrig.credentials import redact
 
     for log in sorted(logs.glob("mcp-*.stderr.log")) if logs.is_dir() else []:
         text = log.read_text(encoding="utf-8", errors="replace")
