@@ -1,0 +1,276 @@
+"""The ``opencode`` agent: the real OpenCode CLI (``opencode run --format json``), run in the session's runtime.
+
+One CLI process per checkpoint, task on standard input. Its stream goes
+through the ``opencode-run-json`` parser as it arrives: steps are emitted
+live, each model call's usage and cost is counted the moment OpenCode reports
+it, and a cost, token, step or time limit kills the process tree as soon as it
+is passed (a watcher thread checks the clock and the runner's stop requests
+while a tool runs and the CLI writes nothing). With ``reset_context`` false
+the next checkpoint continues the same OpenCode session (``--session``).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from pydantic import BaseModel
+
+from agentrig.agents.cli_agent import CliAgent, CliLaunch
+from agentrig.agents.interface import AgentConfigBase, AgentContext
+from agentrig.errors import AgentSetupError, AgentStepError
+from agentrig.runtime.interface import Invocation
+from agentrig.trajectory import UserStep
+from agentrig_opencode.command import (
+    CONFIG_FILE,
+    DEFAULT_CONTEXT,
+    DEFAULT_OUTPUT,
+    OPENAI_BASE_URL,
+    build_argv,
+    build_env,
+    opencode_file,
+)
+from agentrig_opencode.config import OpenCodeConfig
+from agentrig_opencode.outcome import OpenCodeOutcome
+
+if TYPE_CHECKING:
+    from agentrig.agents.session import Session
+    from agentrig.credentials import ProviderCredential
+    from agentrig.model_definition import ModelDefinition, ThinkingPreset
+    from agentrig.runtime.interface import RuntimeProcess
+    from agentrig_opencode.run_json import OpenCodeRunParser
+
+STATE_DIR_NAME = ".agentrig-opencode"
+#: The state directory's parts: OpenCode's XDG directories and its temporary files.
+STATE_PARTS = ("config", "data", "cache", "state", "tmp")
+#: Seconds between checks of the clock and of the runner's stop requests while the CLI runs.
+LIMIT_POLL = 0.1
+
+ARTIFACT_OUTCOME = "opencode_outcome.json"
+ARTIFACT_LAUNCH = "opencode_launch.json"
+ARTIFACT_CONFIG = "opencode_config.json"
+
+
+class OpenCodeLaunch(CliLaunch):
+    """How a checkpoint's CLI was launched (``opencode_launch.json``; the environment's values are not kept)."""
+
+    continued_session: str | None = None
+
+
+class OpenCodeAgent(CliAgent):
+    """Runs OpenCode on each checkpoint; see the module docstring."""
+
+    agent_type = "opencode"
+    cli_name = "OpenCode CLI"
+    npm_package = "opencode-ai"
+    config: OpenCodeConfig
+
+    def __init__(
+        self,
+        config: OpenCodeConfig,
+        model: ModelDefinition,
+        credential: ProviderCredential | None,
+        problem_name: str,
+        verbose: bool,
+        *,
+        thinking_preset: ThinkingPreset | None = None,
+    ) -> None:
+        """An agent for ``model`` with ``credential``; nothing runs until :meth:`setup`."""
+        super().__init__("opencode", config, model, credential, problem_name, verbose, default_binary="opencode")
+        self.reasoning_effort = config.reasoning_effort or (thinking_preset.value if thinking_preset is not None else None)
+        # the OpenCode session continued across checkpoints while reset_context is false
+        self.session_id: str | None = None
+        self._config_text = ""
+        self._reset_checkpoint_state()
+
+    @classmethod
+    def _from_config(cls, config: AgentConfigBase, context: AgentContext) -> OpenCodeAgent:
+        if not isinstance(config, OpenCodeConfig):
+            config = OpenCodeConfig.model_validate(config.model_dump() if isinstance(config, BaseModel) else config)
+        return cls(
+            config,
+            context.require_model("opencode"),
+            context.credential,
+            context.problem_name,
+            context.verbose,
+            thinking_preset=context.thinking_preset,
+        )
+
+    def _reset_checkpoint_state(self) -> None:
+        """Forget everything one checkpoint's run left (its outcome and launch too)."""
+        self.outcome: OpenCodeOutcome | None = None
+        self.launch: OpenCodeLaunch | None = None
+        super()._reset_checkpoint_state()
+
+    def reset(self) -> None:
+        """Start the next checkpoint in a fresh OpenCode session."""
+        self._reset_checkpoint_state()
+        self.session_id = None
+
+    # -- setup ------------------------------------------------------------------
+
+    def _base_url(self) -> str | None:
+        from agentrig.llm.factory import resolve_base_url
+
+        base_url = resolve_base_url(self.model, self.config.base_url)
+        if base_url is None and self.model.provider == "openai":
+            return OPENAI_BASE_URL
+        return base_url
+
+    def preflight(self) -> None:
+        """Check that the model can be reached through an OpenAI-compatible endpoint, with a credential and a parser."""
+        self._refuse_replay()
+        if self._base_url() is None:
+            raise AgentSetupError(
+                f"the opencode agent speaks the OpenAI chat-completions API; model provider '{self.model.provider}' has "
+                "no endpoint: use an openai/... model or set 'base_url' to an OpenAI-compatible server"
+            )
+        if self.credential is None:
+            raise AgentSetupError("the opencode agent needs a credential: set OPENAI_API_KEY")
+        self._check_stream_parser()
+
+    def setup(self, session: Session) -> None:
+        """Check the endpoint and the CLI's version in ``session``'s runtime; write its isolated config."""
+        from agentrig.atomic import write_text_atomic
+
+        self.preflight()
+        base_url = self._base_url()
+        assert base_url is not None
+        self._session = session
+        self._runtime = runtime = session.runtime
+        state_dir = self._setup_state_dir(session, STATE_DIR_NAME, "agentrig-opencode-home-")
+        assert self._state_dir_host is not None
+        for part in STATE_PARTS:
+            (self._state_dir_host / part).mkdir(exist_ok=True)
+        config_file = opencode_file(
+            model=self.model.name,
+            base_url=base_url,
+            pricing=self.pricing,
+            reasoning_effort=self.reasoning_effort,
+            context=self.config.context_window or self.model.context_window or DEFAULT_CONTEXT,
+            output=self.config.max_output_tokens or self.model.max_output_tokens or DEFAULT_OUTPUT,
+        )
+        self._config_text = config_file.to_json()
+        write_text_atomic(self._state_dir_host / CONFIG_FILE, self._config_text)
+        home = getattr(runtime, "home", None)
+        self._env = build_env(self.config, credential=self.credential, state_dir=state_dir, home=home)
+        self.cli_version = self._probe_version(runtime)
+
+    # -- a checkpoint -------------------------------------------------------------
+
+    def run(self, task: str) -> None:
+        """Run the CLI on ``task`` until it ends, a limit kills it, or it fails."""
+        if self._runtime is None:
+            raise AgentStepError("run() before setup(): the agent has no session")
+        self._reset_checkpoint_state()
+        self._emit(UserStep(content=task))
+        self.check_limits()
+        continued = self.session_id
+        argv = build_argv(
+            self.config, binary=self._binary, model=self.model.name, title=f"agentrig {self.problem_name}", session=continued
+        )
+        self.launch = OpenCodeLaunch(
+            argv=argv, env_names=sorted(self._env), runtime=self._runtime.name, cwd=self._runtime.workdir,
+            continued_session=continued,
+        )
+        self._start_scratch("agentrig-opencode-run-")
+        outcome = self._stream(argv, task)
+        self.outcome = outcome
+        if outcome.session_id:
+            self.session_id = outcome.session_id
+        self._conclude(outcome)
+
+    def _make_parser(self) -> OpenCodeRunParser:
+        from agentrig.agents.stream import create_stream_parser
+        from agentrig_opencode.run_json import OpenCodeRunParser
+
+        parser = create_stream_parser(self.config.stream_parser, pricing=self.pricing, model=self.model.name, usage=self.usage)
+        if not isinstance(parser, OpenCodeRunParser):  # the agent reads its outcome: its kind is needed
+            raise AgentSetupError(
+                f"stream_parser {self.config.stream_parser!r} makes a {type(parser).__name__}; the opencode agent needs"
+                " a parser of the opencode-run-json kind (a subclass of agentrig_opencode.run_json.OpenCodeRunParser)"
+            )
+        return parser
+
+    def _stream(self, argv: list[str], task: str) -> OpenCodeOutcome:
+        assert self._runtime is not None
+        parser = self._make_parser()
+        process = self._runtime.start(
+            Invocation(argv, env=self._env, timeout=self.config.timeout, idle_timeout=self.config.idle_timeout, stdin=task)
+        )
+        self._process = process
+        try:
+            self._pump(process, parser)
+        finally:
+            if process.poll() is None:  # a listener raised (a stop asked by the runner): no orphan CLI
+                process.kill()
+                process.wait()
+            self._process = None
+        return parser.outcome
+
+    def _pump(self, process: RuntimeProcess, parser: OpenCodeRunParser) -> None:
+        """Feed the stream to the parser and emit its steps; kill the CLI at a limit.
+
+        A watcher thread checks the limits every :data:`LIMIT_POLL` seconds
+        too: while a tool runs the CLI writes nothing, and a time limit or a
+        stop the runner asks for must end that tool then, not when it is done.
+        """
+        import threading
+
+        lock = threading.Lock()
+        done = threading.Event()
+
+        def watch() -> None:
+            while not done.wait(LIMIT_POLL):
+                with lock:
+                    self._check_live_limit(process)
+
+        watcher = threading.Thread(target=watch, name="opencode-limits", daemon=True)
+        watcher.start()
+        try:
+            with self._open_streams() as (out, err):
+                for event in process.events():
+                    self._record(event, out, err)
+                    with lock:
+                        parser.consume(event)
+                        steps = list(parser.drain_steps())
+                        if event.kind != "finished":
+                            self._check_live_limit(process)
+                    for step in steps:
+                        self._emit(step)
+        finally:
+            done.set()
+            watcher.join()
+        for step in parser.finish():
+            self._emit(step)
+
+    def _check_live_limit(self, process: RuntimeProcess) -> None:
+        if self._limit_hit is None:
+            self._kill_at_limit(process, self.limit_reached())
+
+    def _conclude(self, outcome: OpenCodeOutcome) -> None:
+        """Turn how the CLI ended into a stop reason, a limit or an error."""
+        self._conclude_kill(outcome.timeout_kind)
+        if outcome.errors:
+            self.stop_reason = "api_error"
+            raise AgentStepError(f"OpenCode reported an error: {self._scrub('; '.join(outcome.errors))}")
+        if not outcome.completed:
+            self.stop_reason = "error"
+            raise AgentStepError(
+                f"the OpenCode CLI exited with status {outcome.exit_code} after {outcome.model_calls} model call(s): "
+                f"{self._stderr_tail()}"
+            )
+        self.stop_reason = "completed"
+
+    # -- artifacts --------------------------------------------------------------------
+
+    def save_artifacts(self, path: Path) -> None:
+        """Write the raw stream, stderr, the trajectory, the outcome, the launch and the CLI's config."""
+        from agentrig.atomic import write_text_atomic
+
+        path = Path(path)
+        self._save_common_artifacts(path, None)
+        self._save_record(path, ARTIFACT_OUTCOME, self.outcome)
+        self._save_record(path, ARTIFACT_LAUNCH, self.launch)
+        if self._config_text:
+            write_text_atomic(path / ARTIFACT_CONFIG, self._scrub(self._config_text))
