@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 from pydantic import SecretStr, ValidationError
@@ -84,7 +85,7 @@ def test_a_provider_without_endpoint_or_a_missing_key_is_one_clear_error(monkeyp
     monkeypatch.delenv("ANTHROPIC_BASE_URL", raising=False)
     anthropic = ModelDefinition(provider="anthropic", name="claude")
     agent = build_cli_agent(OpenCodeConfig(), model=anthropic, credential=credential(), problem_name="p")
-    with pytest.raises(AgentSetupError, match="has no endpoint: use an openai/... model or set 'base_url'"):
+    with pytest.raises(AgentSetupError, match=re.escape("has no endpoint: use an openai/... model or set 'base_url'")):
         agent.preflight()
     keyless = build_cli_agent(OpenCodeConfig(), model=ModelDefinition(provider="openai", name="gpt-5"),
                               credential=None, problem_name="p")
