@@ -28,8 +28,9 @@ GREET_2 = GREET_1 + (
 
 
 def write_file(text: str) -> dict[str, Any]:
-    """OpenCode's own ``write`` tool (a path relative to the workspace)."""
-    return {"name": "write", "arguments": {"filePath": "greet.py", "content": text}}
+    """OpenCode's ``bash`` tool writing ``greet.py`` (for GPT models it offers ``apply_patch``, not ``write``)."""
+    command = "cat > greet.py <<'EOF'\n" + text + "EOF"
+    return {"name": "bash", "arguments": {"command": command, "description": "write greet.py"}}
 
 
 def script_greeter(server: Any) -> None:

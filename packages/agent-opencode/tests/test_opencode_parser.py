@@ -68,20 +68,25 @@ def test_failed_tool_error_event_unknown_and_invalid_lines() -> None:
             "time": {"start": 1000, "end": 1500}}}},
         {"type": "tool_use", "sessionID": "ses_x", "part": {"tool": "bash", "callID": "c2", "state": {
             "status": "completed", "input": {"command": "false"}, "output": "", "metadata": {"exit": 1}}}},
+        {"type": "tool_use", "sessionID": "ses_x", "part": {"tool": "invalid", "callID": "c3", "state": {
+            "status": "completed", "input": {"tool": "write", "error": "Model tried to call unavailable tool 'write'."},
+            "output": "The arguments provided to the tool are invalid: Model tried to call unavailable tool 'write'."}}},
         {"type": "todo_updated", "sessionID": "ses_x", "todos": []},
         {"type": "error", "sessionID": "ses_x", "error": {"name": "APIError", "data": {"message": "bad key", "statusCode": 401}}},
     ]
     text = "\n".join(json.dumps(line) for line in lines) + "\nnot json\n"
     parser = OpenCodeRunParser(pricing=PRICES, model="m")
     steps = feed(parser, text, exit_code=1)
-    read, bash, error = steps
+    read, bash, invalid, error = steps
     assert isinstance(read, ToolUseStep) and read.is_error and read.result == "File not found: /nope"
     assert read.elapsed == pytest.approx(0.5) and read.exit_code is None
     assert isinstance(bash, ToolUseStep) and bash.is_error and bash.exit_code == 1
+    assert isinstance(invalid, ToolUseStep) and invalid.tool == "write" and invalid.is_error
+    assert invalid.result is not None and "unavailable tool 'write'" in invalid.result
     assert isinstance(error, ErrorStep) and error.message == "bad key" and error.error_type == "APIError"
     outcome = parser.outcome
     assert outcome.errors == ["bad key"] and not outcome.completed and outcome.exit_code == 1
-    assert outcome.unknown_events == [lines[2]] and outcome.invalid_lines == ["not json"]
+    assert outcome.unknown_events == [lines[3]] and outcome.invalid_lines == ["not json"]
     assert parser.usage.steps == 0
 
 

@@ -8,7 +8,8 @@ Facts this parser is built on (measured on CLI 1.18.33, see ``tests/streams/``):
   when a tool call has finished (``part.tool``, ``part.callID``,
   ``part.state`` with ``status`` ``completed`` or ``error``, ``input``,
   ``output`` or ``error``, ``metadata.exit`` for bash, ``time.start`` /
-  ``time.end`` in ms), ``step_finish`` (the model call's ``reason``,
+  ``time.end`` in ms; a call of a tool it does not offer comes as the tool
+  ``invalid``, with the name in ``input.tool``), ``step_finish`` (the model call's ``reason``,
   ``tokens`` and ``cost``) and ``error`` (``error.name``, ``error.data.message``);
 * a ``step_finish`` is OpenCode's own figure for one model call: its tokens
   (``input`` without cache reads, ``output`` without ``reasoning``) and its
@@ -162,8 +163,12 @@ class OpenCodeRunParser:
         failed = state.get("status") != "completed"
         arguments = state.get("input")
         exit_code = metadata.get("exit")
+        tool = str(part.get("tool") or "")
+        if tool == "invalid":  # a call of a tool OpenCode does not offer, answered with an error for the model
+            tool, failed = str(_dict(arguments).get("tool") or tool), True
+            state = {**state, "error": state.get("output") or _dict(arguments).get("error")}
         return ToolUseStep(
-            tool=str(part.get("tool") or ""),
+            tool=tool,
             arguments=arguments if isinstance(arguments, (dict, str)) else json.dumps(arguments),
             tool_call_id=str(part["callID"]) if part.get("callID") else None,
             result=str(state.get("error") if failed else state.get("output") or ""),
