@@ -10,6 +10,7 @@ finished (``--resume`` reads it); ``run.json`` summarises.
 from __future__ import annotations
 
 from datetime import datetime, timezone
+from pathlib import Path
 from typing import Any, ClassVar, Literal, TypeGuard
 
 from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler, model_serializer
@@ -529,15 +530,51 @@ class PassAtKSummary(_Record):
     problems: dict[str, ProblemPassAtK] = Field(default_factory=dict)
 
 
+class CacheRecord(_OmitsUnset):
+    """``run.json``'s ``cache``: the model-call cache (``--cache [DIR]``, ``--cache-policy``, ``--cache-ttl``)
+    of the run's latest start or resume; ``--resume`` without cache options uses it again.
+
+    ``directory`` is absolute; ``ttl`` the seconds an entry is good for (absent: for ever).
+    """
+
+    _omit_when_none = ("ttl",)
+
+    directory: str
+    policy: Literal["read", "write", "readwrite"] = "readwrite"
+    ttl: float | None = Field(default=None, gt=0)
+
+    @classmethod
+    def of(cls, cache: Any) -> CacheRecord | None:
+        """The record of a :class:`~agentrig.llm.cache.ModelCallCache` (``None``: no cache)."""
+        if cache is None:
+            return None
+        return cls(directory=str(cache.directory), policy=cache.policy, ttl=cache.ttl)
+
+    def to_cache(self) -> Any:
+        """The :class:`~agentrig.llm.cache.ModelCallCache` it records; :class:`ValueError` (one line) when its
+        directory, read back from a run directory, is not an absolute path or is not a directory."""
+        from pathlib import PurePath
+
+        from agentrig.llm.cache import ModelCallCache
+
+        path = Path(self.directory)
+        if not PurePath(self.directory).is_absolute() or ".." in PurePath(self.directory).parts:
+            raise ValueError(f"cache.directory '{shorten(self.directory)}' is not an absolute path")
+        if path.is_symlink() or (path.exists() and not path.is_dir()):
+            raise ValueError(f"cache.directory '{shorten(self.directory)}' is not a directory")
+        return ModelCallCache(directory=path, policy=self.policy, ttl=self.ttl)
+
+
 class RunRecord(_OmitsUnset):
     """``run.json``: the whole run, rewritten atomically as problems start and finish
     (at most twice a second while problems run concurrently) and when the run ends.
 
     With ``--attempts K`` (K > 1), ``problems`` holds one record per attempt, keyed
-    ``<problem>/attempt_<i>``, and ``pass_at_k`` the estimates.
+    ``<problem>/attempt_<i>``, and ``pass_at_k`` the estimates. ``cache`` (absent without one): the
+    model-call cache of the latest start or resume.
     """
 
-    _omit_when_none = ("pass_at_k",)
+    _omit_when_none = ("pass_at_k", "cache")
 
     schema_version: int = SCHEMA_VERSION
     run_id: str
@@ -553,3 +590,4 @@ class RunRecord(_OmitsUnset):
     problems: dict[str, ProblemRecord] = Field(default_factory=dict)
     totals: Totals = Field(default_factory=Totals)
     pass_at_k: PassAtKSummary | None = None
+    cache: CacheRecord | None = None
