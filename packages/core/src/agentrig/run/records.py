@@ -120,6 +120,40 @@ class DiffRecord(_Record):
     patch_truncated: bool = False
 
 
+class TriesSpent(_Record):
+    """What a checkpoint's earlier tries (``tries/<n>/``, kept by ``--retries`` and ``--resume --retry-errors``)
+    spent: money spent on a failed try is spent, so every total counts it.
+
+    ``tries``: how many; ``cost`` in USD, null once a try's cost is unknown (no pricing for a model call, or its
+    ``try.json`` unreadable); ``tokens`` and ``steps``: summed over them.
+    """
+
+    tries: int = 0
+    cost: float | None = 0.0
+    tokens: TokenUsage = Field(default_factory=TokenUsage)
+    steps: int = 0
+
+    @classmethod
+    def of(cls, lines: list[CheckpointResultLine | None]) -> TriesSpent | None:
+        """What the tries whose result lines are ``lines`` spent, each counted alone (``None``: a try whose record
+        could not be read, its cost unknown); ``None`` without a try."""
+        if not lines:
+            return None
+        spent = cls(tries=len(lines))
+        for line in lines:
+            cost = None if line is None else _known_cost(line)
+            spent.cost = None if spent.cost is None or cost is None else spent.cost + cost
+            if line is not None:
+                spent.tokens = spent.tokens + line.tokens
+                spent.steps += line.steps
+        return spent
+
+    def __add__(self, other: TriesSpent) -> TriesSpent:
+        cost = None if self.cost is None or other.cost is None else self.cost + other.cost
+        return TriesSpent(tries=self.tries + other.tries, cost=cost, tokens=self.tokens + other.tokens,
+                          steps=self.steps + other.steps)
+
+
 class CheckpointResultLine(_OmitsUnset):
     """One line of ``results.jsonl``: a finished (or skipped) checkpoint.
 
@@ -128,10 +162,12 @@ class CheckpointResultLine(_OmitsUnset):
     ``not_run`` (collected tests that never finished: the test command's time
     was up) only when there were some. ``score`` is ``evaluation.json``'s.
     ``tries`` (how many tries the checkpoint took, the earlier ones kept in
-    ``<checkpoint>/tries/<n>/``) only when it took more than one.
+    ``<checkpoint>/tries/<n>/``) only when it took more than one, and ``tries_spent``
+    (what those earlier tries spent) only when one was kept. ``cost``, ``tokens`` and
+    ``steps`` are the counted try's own; every total adds ``tries_spent`` to them.
     """
 
-    _omit_when_none = ("attempt", "metrics", "not_run", "tries")
+    _omit_when_none = ("attempt", "metrics", "not_run", "tries", "tries_spent")
 
     problem: str
     checkpoint: str
@@ -161,6 +197,14 @@ class CheckpointResultLine(_OmitsUnset):
     metrics: Metrics | None = None
     not_run: int | None = None
     tries: int | None = Field(default=None, ge=2)
+    tries_spent: TriesSpent | None = None
+
+    @property
+    def spent(self) -> float | None:
+        """USD spent on the checkpoint, its earlier tries included; ``None`` when some of it is unknown."""
+        own = _known_cost(self)
+        tries = self.tries_spent.cost if self.tries_spent is not None else 0.0
+        return None if own is None or tries is None else own + tries
 
     @property
     def unit(self) -> str:
@@ -222,8 +266,12 @@ def _known_cost(line: CheckpointResultLine) -> float | None:
     return line.cost if line.cost_known else None
 
 
-class Totals(_Record):
+class Totals(_OmitsUnset):
     """Sums over checkpoints: cost in USD (null once any checkpoint's cost is unknown), tokens, model steps, verdicts.
+
+    ``cost`` and ``tokens`` count every try of a checkpoint, the failed tries kept in
+    ``tries/<n>/`` included (``tries_spent`` says how much of them was theirs; absent
+    when no checkpoint took more than one try); ``steps`` counts the counted tries'.
 
     ``tests`` sums the per-test counts of every checkpoint that had them (the
     tests that ran; ``tests_not_run`` those collected that never finished); ``mean_score`` is the mean of the evaluated checkpoints'
@@ -251,12 +299,17 @@ class Totals(_Record):
     problems: int = 0
     problems_solved: int = 0
     problems_partial: int = 0
+    tries_spent: TriesSpent | None = None
+
+    _omit_when_none = ("tries_spent",)
 
     def add(self, line: CheckpointResultLine) -> None:
-        """Count one result line in."""
+        """Count one result line in (what its earlier tries spent too)."""
         cost = _known_cost(line)
         self.cost = None if self.cost is None or cost is None else self.cost + cost
         self.tokens = self.tokens + line.tokens
+        if line.tries_spent is not None:
+            self._add_tries(line.tries_spent)
         self.steps += line.steps
         self.checkpoints += 1
         self.passed += line.status == "passed"
@@ -278,6 +331,8 @@ class Totals(_Record):
         problem has), ``other`` is one problem's totals and counts as solved or partial."""
         self.cost = None if self.cost is None or other.cost is None else self.cost + other.cost
         self.tokens = self.tokens + other.tokens
+        if other.tries_spent is not None:  # in other's cost and tokens already
+            self.tries_spent = other.tries_spent if self.tries_spent is None else self.tries_spent + other.tries_spent
         self.steps += other.steps
         self.checkpoints += other.checkpoints
         self.passed += other.passed
@@ -296,6 +351,11 @@ class Totals(_Record):
                 self.problems_solved += 1
             elif other.passed:
                 self.problems_partial += 1
+
+    def _add_tries(self, spent: TriesSpent) -> None:
+        self.cost = None if self.cost is None or spent.cost is None else self.cost + spent.cost
+        self.tokens = self.tokens + spent.tokens
+        self.tries_spent = spent if self.tries_spent is None else self.tries_spent + spent
 
     @classmethod
     def of(cls, lines: list[CheckpointResultLine]) -> Totals:
