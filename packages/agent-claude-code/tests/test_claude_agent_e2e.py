@@ -175,8 +175,8 @@ def test_permanent_api_error_is_an_error_result(
     ],
 )
 def test_api_errors_are_classified_as_the_core_clients_classify_theirs(
-    make_agent: Callable[..., ClaudeCodeAgent], session: Any, fake_anthropic_server: Any, fault: dict[str, Any],
-    says: str | None,
+    make_agent: Callable[..., ClaudeCodeAgent], session: Any, fake_anthropic_server: Any, cli_kit: CliAgentKit,
+    fault: dict[str, Any], says: str | None,
 ) -> None:
     """What the CLI ends with after its own retries decides, as for the react agent's model errors, whether
     ``--retries`` tries the checkpoint again: a 5xx, 529, 429 or dropped connection is worth it, a 4xx never."""
@@ -193,7 +193,7 @@ def test_api_errors_are_classified_as_the_core_clients_classify_theirs(
         assert cause is None
     else:
         assert cause is not None and cause.startswith(says), cause
-        assert API_KEY not in cause
+        assert cli_kit.api_key not in cause
     agent.cleanup()
 
 
