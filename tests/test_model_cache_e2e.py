@@ -92,6 +92,7 @@ def test_bad_cache_options_are_one_line(tmp_path: Path) -> None:
     (tmp_path / "file").write_text("x")
     for extra, says in (
         (["--cache", "--cache-ttl", "soon"], "--cache-ttl soon: a positive duration"),
+        (["--cache", "--no-cache"], "--no-cache turns the model-call cache off"),
         (["--cache-policy", "read"], "--cache-policy and --cache-ttl need --cache"),
         ([f"--cache={tmp_path / 'file'}"], "not a directory"),
     ):
@@ -99,3 +100,101 @@ def test_bad_cache_options_are_one_line(tmp_path: Path) -> None:
         assert proc.returncode == 2 and says in proc.stderr, proc.stderr
         assert proc.stderr.count("\n") == 1 and "Traceback" not in proc.stderr
     assert not (tmp_path / "o").exists()
+
+
+def entries(cache: Path) -> int:
+    return len(list(cache.glob("??/*.json")))
+
+
+def failing_second_checkpoint(server: FakeOpenAIServer, failing: list[bool]) -> None:
+    """The solver, answering checkpoint 2's requests with HTTP 400 while ``failing[0]`` (an error, no verdict)."""
+    from agentrig.testing.fake_server import Fault
+
+    solve = testkit.solver()
+
+    def handle(request):
+        if failing[0] and "Shout it." in json.dumps(request.body.get("messages", [])):
+            return Fault(status=400, message="bad request on purpose")
+        return solve(request)
+
+    server.respond_with(handle)
+
+
+def test_resume_goes_on_with_the_cache_run_json_records(tmp_path: Path) -> None:
+    [made, _] = problems(tmp_path / "problems")
+    cache = tmp_path / "model-calls"
+    out = tmp_path / "run"
+    run = ["run", str(made), "--agent", "scripted", "--model", "openai/gpt-4o-mini", "--output", str(out)]
+    failing = [True]
+    with FakeOpenAIServer() as server:
+        failing_second_checkpoint(server, failing)
+        first = agentrig(tmp_path, server.base_url, *run, f"--cache={cache}", "--cache-ttl", "2h")
+        assert first.returncode == 3, first.stderr  # checkpoint 2: a model error
+        recorded = json.loads((out / "run.json").read_text())["cache"]
+        assert recorded == {"directory": str(cache.resolve()), "policy": "readwrite", "ttl": 7200.0}
+        assert entries(cache) == 2  # checkpoint 1's two calls
+
+        failing[0] = False
+        resumed = agentrig(tmp_path, server.base_url, *run, "--resume", "--retry-errors")
+        assert resumed.returncode == 1, resumed.stderr  # checkpoint 2 fails its test by design: a verdict
+        assert f"resuming with the run's model-call cache {cache.resolve()} (readwrite, entries good for 7200 s)" in resumed.stderr
+    assert entries(cache) == 4  # the resumed checkpoint's calls went through the cache too
+    assert json.loads((out / "run.json").read_text())["cache"] == recorded
+    assert verdicts(out) == [("greet_a", "checkpoint_1", "passed"), ("greet_a", "checkpoint_2", "failed")]
+
+
+def test_resume_with_no_cache_turns_the_recorded_cache_off(tmp_path: Path) -> None:
+    [made, _] = problems(tmp_path / "problems")
+    cache = tmp_path / "model-calls"
+    out = tmp_path / "run"
+    run = ["run", str(made), "--agent", "scripted", "--model", "openai/gpt-4o-mini", "--output", str(out)]
+    failing = [True]
+    with FakeOpenAIServer() as server:
+        failing_second_checkpoint(server, failing)
+        assert agentrig(tmp_path, server.base_url, *run, "--cache", str(cache)).returncode == 3
+        failing[0] = False
+        resumed = agentrig(tmp_path, server.base_url, *run, "--resume", "--retry-errors", "--no-cache")
+        assert resumed.returncode == 1, resumed.stderr
+    assert "model-call cache" not in resumed.stderr
+    assert entries(cache) == 2
+    assert "cache" not in json.loads((out / "run.json").read_text())  # the latest start used none
+
+
+def test_a_recorded_cache_that_is_no_directory_is_one_line(tmp_path: Path) -> None:
+    [made, _] = problems(tmp_path / "problems")
+    out = tmp_path / "run"
+    run = ["run", str(made), "--agent", "scripted", "--model", "openai/gpt-4o-mini", "--output", str(out)]
+    failing = [True]
+    with FakeOpenAIServer() as server:
+        failing_second_checkpoint(server, failing)
+        assert agentrig(tmp_path, server.base_url, *run, f"--cache={tmp_path / 'c'}").returncode == 3
+        record = json.loads((out / "run.json").read_text())
+        record["cache"]["directory"] = "relative/../../etc"  # a run directory read back is untrusted
+        (out / "run.json").write_text(json.dumps(record))
+        resumed = agentrig(tmp_path, server.base_url, *run, "--resume", "--retry-errors")
+    assert resumed.returncode == 2, resumed.stderr
+    assert resumed.stderr.count("\n") == 1 and "Traceback" not in resumed.stderr
+    assert "cache.directory 'relative/../../etc' is not an absolute path; give --cache DIR or --no-cache" in resumed.stderr
+
+
+def test_the_command_that_finishes_a_run_gives_its_cache_again() -> None:
+    import argparse
+    import shlex
+
+    from agentrig.cli import build_parser
+    from agentrig.cli.cache import cache_from_args
+    from agentrig.cli.run import _resume_command
+    from agentrig.llm.cache import ModelCallCache
+    from agentrig.run.plan import RunPlan
+
+    parser = build_parser()
+    for given in (["--cache=/tmp/x y"], ["--cache=/tmp/c", "--cache-policy", "read", "--cache-ttl", "90m"], []):
+        args = parser.parse_args(["run", "p", "--agent", "scripted", *given])
+        cache = cache_from_args(args)
+        plan = RunPlan(agent_config={"type": "scripted"}, model_cache=cache)
+        command = _resume_command(args, plan, Path("/tmp/out"))
+        again = parser.parse_args(shlex.split(command)[1:])
+        assert isinstance(again, argparse.Namespace) and again.resume
+        assert cache_from_args(again) == cache
+        if cache is not None:
+            assert isinstance(cache, ModelCallCache) and f"--cache={cache.directory}" in shlex.split(command)

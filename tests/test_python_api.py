@@ -112,6 +112,8 @@ def test_failures_are_results_not_exceptions(openai_env: Any) -> None:
         ({"workspace": "/does/not/exist"}, "not a directory"),
         ({"thinking": "extreme"}, "thinking='extreme'"),
         ({"model": "replay/nonexistent.jsonl"}, "replay file not found"),
+        ({"cache": 3}, "cache=3: True, a directory, or an agentrig.llm.cache.ModelCallCache"),
+        ({"cache": __file__}, "not a directory"),
     ],
 )
 def test_bad_arguments_raise_one_line(openai_env: Any, kwargs: dict[str, Any], message: str) -> None:
@@ -119,6 +121,29 @@ def test_bad_arguments_raise_one_line(openai_env: Any, kwargs: dict[str, Any], m
     with pytest.raises(TaskError) as info:
         agentrig.run_task("Do it.", **kwargs)
     assert message in str(info.value) and "\n" not in str(info.value)
+
+
+def test_run_task_with_a_cache_answers_a_repeated_task_from_it(tmp_path: Path, openai_env: Any) -> None:
+    from agentrig.llm.cache import ModelCallCache
+
+    cache = tmp_path / "model-calls"
+    results = []
+    workspace = tmp_path / "ws"  # the same task in the same place: the same requests
+    workspace.mkdir()
+    for index, given in enumerate((cache, ModelCallCache(directory=cache, policy="read"))):
+        if index == 0:
+            script_hello(openai_env)
+        (workspace / "hello.txt").unlink(missing_ok=True)
+        results.append(agentrig.run_task("Write hello.txt.", agent="react", model="openai/gpt-4.1-mini",
+                                         workspace=workspace, max_steps=5, cache=given))
+        assert (workspace / "hello.txt").read_text() == "Hello, agentrig!\n"
+    first, second = results
+    assert len(openai_env.model_requests) == 2  # the second task's calls were all answered from the cache
+    assert first.success and second.success and second.answer == first.answer == "hello.txt written"
+    calls = [[s for s in r.trajectory if s.kind == "llm_call"] for r in results]
+    assert [c.cache_hit for c in calls[0]] == [False, False] and [c.cache_hit for c in calls[1]] == [True, True]
+    assert first.cost > 0 and second.cost == 0.0 and second.usage.net_tokens == first.usage.net_tokens
+    assert len(list(cache.glob("??/*.json"))) == 2
 
 
 def test_list_tools_follows_the_config() -> None:

@@ -250,3 +250,34 @@ def test_the_view_says_forked_from_and_links_the_source_when_it_is_in_the_report
 
     alone = Report([out]).render("/index.html").body.decode()
     assert "forked from source/steps/checkpoint_1" in alone and "checkpoint_1.html" not in alone  # not in the report: no link
+
+
+def test_show_says_forked_from_in_text_and_json(server, source, tmp_path: Path, capsys) -> None:
+    problem, origin = source
+    out = tmp_path / "fork"
+    assert run(problem, out, "--from", str(origin / "steps" / "checkpoint_1")) == 0
+    capsys.readouterr()
+    assert main(["show", str(out)]) == 0
+    text = capsys.readouterr().out.splitlines()
+    assert text[1] == "forked from source/steps/checkpoint_1"
+    assert main(["show", str(out), "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["forked_from"]["run"] == str(origin.resolve())
+    assert (data["forked_from"]["problem"], data["forked_from"]["checkpoint"]) == ("steps", "checkpoint_1")
+    assert data["forked_from"]["keep_context"] is False
+    # a run that is no fork says nothing of one
+    assert main(["show", str(origin)]) == 0
+    assert "forked from" not in capsys.readouterr().out
+    assert main(["show", str(origin), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["forked_from"] is None
+
+
+def test_show_says_a_fork_kept_its_conversation(server, tmp_path: Path, capsys) -> None:
+    problem = make_steps(tmp_path / "problems")
+    origin = tmp_path / "source"
+    assert run(problem, origin, agent="react") == 0
+    out = tmp_path / "fork"
+    assert run(problem, out, "--from", str(origin / "steps" / "checkpoint_1"), "--keep-context", agent="react") == 0
+    capsys.readouterr()
+    assert main(["show", str(out)]) == 0
+    assert "forked from source/steps/checkpoint_1 (with its conversation)" in capsys.readouterr().out.splitlines()

@@ -163,6 +163,40 @@ def test_permanent_api_error_is_an_error_result(
     agent.cleanup()
 
 
+@pytest.mark.parametrize(
+    ("fault", "says"),
+    [
+        ({"status": 529}, "model error: OverloadedError"),
+        ({"status": 500}, "model error: ServerError"),
+        ({"status": 429, "retry_after": 0}, "model error: RateLimitError"),
+        ({"drop": True}, "model error: NetworkError"),
+        ({"status": 400}, None),
+        ({"status": 401, "error_type": "authentication_error"}, None),
+    ],
+)
+def test_api_errors_are_classified_as_the_core_clients_classify_theirs(
+    make_agent: Callable[..., ClaudeCodeAgent], session: Any, fake_anthropic_server: Any, cli_kit: CliAgentKit,
+    fault: dict[str, Any], says: str | None,
+) -> None:
+    """What the CLI ends with after its own retries decides, as for the react agent's model errors, whether
+    ``--retries`` tries the checkpoint again: a 5xx, 529, 429 or dropped connection is worth it, a 4xx never."""
+    from agentrig.run.retries import error_cause
+    from agentrig.testing.fake_server import Fault
+
+    fake_anthropic_server.respond_with(lambda request: Fault(**fault))
+    agent = make_agent(env={"CLAUDE_CODE_MAX_RETRIES": "0"})
+    agent.setup(session)
+    result = agent.run_checkpoint("say hi")
+    assert result.had_error and result.stop_reason == "api_error", result.error_message
+    cause = error_cause(agent.checkpoint_error)
+    if says is None:
+        assert cause is None
+    else:
+        assert cause is not None and cause.startswith(says), cause
+        assert cli_kit.api_key not in cause
+    agent.cleanup()
+
+
 def test_max_turns_reached_stops_as_step_limit(
     make_agent: Callable[..., ClaudeCodeAgent], session: Any, fake_anthropic_server: Any
 ) -> None:

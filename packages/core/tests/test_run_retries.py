@@ -196,3 +196,42 @@ def test_a_shipped_checkpoint_keeps_the_tries_the_run_directory_kept(tmp_path: P
     kept = run.kept_tries(run.checkpoint("p", "c1"))
     assert [(k.number, k.cause) for k in kept] == [(1, "dispatcher's"), (2, "worker's")]
     assert (run.root / "p" / "c1" / "trajectory.jsonl").is_file()
+
+
+def _spent_line(cost: float | None, tokens: int, *, tries_spent=None, checkpoint: str = "c") -> CheckpointResultLine:
+    from agentrig.usage import TokenUsage
+
+    return CheckpointResultLine(problem="p", checkpoint=checkpoint, index=0, status="error", cost=cost,
+                                cost_known=cost is not None, tokens=TokenUsage(input=tokens), steps=1,
+                                tries_spent=tries_spent)
+
+
+def test_what_earlier_tries_spent_is_counted_in_the_totals() -> None:
+    from agentrig.run.records import Totals, TriesSpent
+
+    spent = TriesSpent.of([_spent_line(0.25, 100), _spent_line(0.5, 50)])
+    assert spent is not None and (spent.tries, spent.cost, spent.tokens.input, spent.steps) == (2, 0.75, 150, 2)
+    assert TriesSpent.of([]) is None
+    # a try whose record is unreadable, or whose cost is unknown: the money spent is unknown, never 0
+    assert TriesSpent.of([_spent_line(0.25, 100), None]).cost is None
+    assert TriesSpent.of([_spent_line(None, 100)]).cost is None
+    totals = Totals.of([_spent_line(1.0, 10, tries_spent=spent), _spent_line(2.0, 20, checkpoint="d")])
+    assert totals.cost == 3.75 and totals.tokens.input == 180 and totals.steps == 2
+    assert totals.tries_spent == spent
+    merged = Totals()
+    merged.merge(totals)
+    merged.merge(Totals.of([_spent_line(1.0, 1, tries_spent=TriesSpent.of([_spent_line(0.5, 5)]))]))
+    assert merged.cost == 5.25 and merged.tries_spent is not None and merged.tries_spent.tries == 3
+
+
+def test_records_of_runs_without_tries_or_cache_read_and_write_as_before() -> None:
+    import json
+
+    from agentrig.run.records import RunRecord, Totals
+
+    line = _spent_line(1.0, 10)
+    assert "tries_spent" not in json.loads(line.model_dump_json())
+    assert "tries_spent" not in json.loads(Totals.of([line]).model_dump_json())
+    older = {"run_id": "r", "identity": {"agent": {"type": "x", "config": {}}, "runtime": {"name": "local"}, "problems": []}}
+    record = RunRecord.model_validate(older)  # a run.json written before the cache was recorded
+    assert record.cache is None and "cache" not in json.loads(record.model_dump_json())

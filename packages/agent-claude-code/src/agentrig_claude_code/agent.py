@@ -257,10 +257,13 @@ class ClaudeCodeAgent(CliAgent):
             self.stop_reason = "step_limit"
             return
         if result.is_error:
-            self.stop_reason = "api_error" if result.api_error_status else "error"
-            detail = result.result or "; ".join(str(e) for e in result.errors or []) or self._stderr_tail()
+            detail = self._scrub(result.result or "; ".join(str(e) for e in result.errors or []) or self._stderr_tail())
+            # its cause says whether another try may do better (a 5xx, 529, 429 or dropped connection), as the
+            # core's model clients say for theirs: `--retries` reads it
+            cause = result.llm_error(detail)
+            self.stop_reason = "api_error" if cause is not None else "error"
             status = f", API status {result.api_error_status}" if result.api_error_status else ""
-            raise AgentStepError(f"Claude Code reported an error ({result.subtype}{status}): {self._scrub(detail)}")
+            raise AgentStepError(f"Claude Code reported an error ({result.subtype}{status}): {detail}") from cause
         self.stop_reason = "completed"
 
     # -- artifacts and teardown -----------------------------------------------------

@@ -8,11 +8,18 @@ name (``extra="allow"``) instead of failing on them.
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from agentrig.usage import TokenUsage
+
+if TYPE_CHECKING:
+    from agentrig.llm.errors import LLMError
+
+#: Words of the result's ``api_error`` code when no HTTP status came back (``connection_failed``): the
+#: connection failed, dropped or timed out, after the CLI's own retries.
+_TRANSPORT_CODES = ("connection", "network", "socket", "timeout", "timed_out")
 
 
 class ApiRetry(BaseModel):
@@ -65,6 +72,26 @@ class ClaudeResult(BaseModel):
     model_usage: dict[str, dict[str, Any]] = Field(default_factory=dict, alias="modelUsage")
     model_usage_since_last_result: dict[str, dict[str, Any]] | None = None
     permission_denials: list[PermissionDenial] = Field(default_factory=list)
+
+    def llm_error(self, message: str) -> LLMError | None:
+        """The API failure the CLI ended with (after its own retries), classified as the core's model clients
+        classify theirs (:func:`agentrig.llm.classify.classify_status`: 5xx, 529 and 429 are transient, 4xx
+        permanent), a dropped or timed-out connection a :class:`~agentrig.llm.errors.NetworkError`; ``None``
+        when the result is no API failure. ``message``: the failure's text, scrubbed by the caller."""
+        from agentrig.llm import errors
+        from agentrig.llm.classify import classify_status
+
+        extra = self.model_extra or {}
+        kind, code = extra.get("api_error_type"), extra.get("api_error")
+        kind = kind if isinstance(kind, str) else None
+        code = code if isinstance(code, str) else None
+        if not self.is_error or (self.api_error_status is None and kind is None and code is None):
+            return None
+        if self.api_error_status is None and code is not None and any(word in code for word in _TRANSPORT_CODES):
+            cls = errors.LLMTimeoutError if "time" in code else errors.NetworkError
+            return cls(f"{code}: {message}", provider="anthropic")
+        body = {"error": {"type": kind, "code": code, "message": message}}
+        return classify_status(self.api_error_status, body, provider="anthropic", fallback_message=message)
 
 
 CostSource = Literal["pricing", "cli", "mixed"]

@@ -26,6 +26,7 @@ from agentrig.usage import UsageTracker
 if TYPE_CHECKING:
     from agentrig.agents.interface import Agent, CheckpointInferenceResult
     from agentrig.agents.session import Session
+    from agentrig.llm.cache import ModelCallCache
     from agentrig.run.plan import RunPlan
 
 #: Stop reasons of an agent that finished its work (anything else: it was stopped or failed).
@@ -118,6 +119,7 @@ def run_task(
     thinking_max_tokens: int | None = None,
     models_dir: str | Path | None = None,
     runtime_options: dict[str, Any] | None = None,
+    cache: bool | str | Path | ModelCallCache | None = None,
     **config: Any,
 ) -> TaskResult:
     """Run ``agent`` on ``task`` once and return what it did.
@@ -129,7 +131,9 @@ def run_task(
     the directory the agent works in, changed in place (``None``: a temporary
     one, removed afterwards). ``output``: a directory to write the records to
     (``prompt.txt``, ``trajectory.jsonl``, ``inference_result.json``,
-    ``agent/``, ``result.json``). Bad arguments raise :class:`TaskError`;
+    ``agent/``, ``result.json``). ``cache``: the model-call cache, as ``agentrig run --cache``: ``True`` (the
+    user's cache directory), a directory, or a :class:`~agentrig.llm.cache.ModelCallCache` (its policy and
+    expiry); ``None``/``False``: none. Bad arguments raise :class:`TaskError`;
     whatever the agent does is in the result, never raised.
     """
     from agentrig.run.plan import PlanError, build_plan
@@ -142,7 +146,7 @@ def run_task(
         plan = build_plan(
             _config(agent, config), model=model, models_dir=Path(models_dir) if models_dir else None,
             needs_model=False, runtime=runtime, image=image, runtime_options=runtime_options,
-            thinking=thinking, thinking_max_tokens=thinking_max_tokens,
+            thinking=thinking, thinking_max_tokens=thinking_max_tokens, model_cache=_cache(cache),
         )
     except PlanError as exc:
         raise TaskError(exc.python_text()) from None
@@ -162,6 +166,24 @@ def run_task(
         out.mkdir(parents=True, exist_ok=True)
         write_text_atomic(out / "result.json", task_result.model_dump_json(indent=2) + "\n")
     return task_result
+
+
+def _cache(cache: object) -> ModelCallCache | None:
+    """``run_task``'s ``cache=`` as the plan's model-call cache; :class:`TaskError` naming it otherwise."""
+    from agentrig.llm.cache import ModelCallCache, default_cache_dir
+
+    if cache is None or cache is False:
+        return None
+    if isinstance(cache, ModelCallCache):
+        return cache
+    if cache is True:
+        return ModelCallCache(directory=default_cache_dir())
+    if not isinstance(cache, (str, Path)) or not str(cache).strip():
+        raise TaskError(f"cache={cache!r}: True, a directory, or an agentrig.llm.cache.ModelCallCache")
+    directory = Path(cache).expanduser().resolve()
+    if directory.exists() and not directory.is_dir():
+        raise TaskError(f"cache={str(cache)!r}: not a directory")
+    return ModelCallCache(directory=directory)
 
 
 def _open_session(workspace: str | Path | None, runtime: str, options: dict[str, Any] | None) -> Session:
@@ -234,6 +256,16 @@ class _Attempt:
 def _attempt(plan: RunPlan, session: Session, task: str, out: Path | None) -> _Attempt:
     """Build the agent, run it on ``task`` in ``session`` through the lifecycle, clean both up; whatever
     goes wrong is the attempt's error, never raised."""
+    from agentrig.llm.cache import use_cache
+
+    attempt = _Attempt()
+    with use_cache(plan.model_cache):  # the core's model clients of this call use it, as a problem run's do
+        _run_attempt(attempt, plan, session, task, out)
+    return attempt
+
+
+def _run_attempt(attempt: _Attempt, plan: RunPlan, session: Session, task: str, out: Path | None) -> None:
+    """The body of :func:`_attempt`: fills ``attempt`` in."""
     import dataclasses
 
     from agentrig.agents import lifecycle
@@ -241,7 +273,6 @@ def _attempt(plan: RunPlan, session: Session, task: str, out: Path | None) -> _A
     from agentrig.model_definition import ModelDefinition
     from agentrig.problem import Checkpoint
 
-    attempt = _Attempt()
     try:
         context = plan.agent_context("task")
         if context.model is None:  # no model: agents that need one fail on this placeholder, in the result
@@ -266,7 +297,6 @@ def _attempt(plan: RunPlan, session: Session, task: str, out: Path | None) -> _A
             except Exception as exc:
                 attempt.error = attempt.error or f"cleanup failed: {exc}"
         session.close()
-    return attempt
 
 
 def _write_records(out: Path, task: str, trajectory: list[Any], result: Any, agent: Any) -> None:

@@ -14,12 +14,17 @@ if TYPE_CHECKING:
 
 
 def add_run_options(parser: argparse.ArgumentParser) -> None:
-    """``--cache [DIR]``, ``--cache-policy`` and ``--cache-ttl`` on ``agentrig run``."""
+    """``--cache [DIR]``, ``--no-cache``, ``--cache-policy`` and ``--cache-ttl`` on ``agentrig run``."""
     group = parser.add_argument_group("model-call cache")
     group.add_argument(
         "--cache", nargs="?", const="", default=None, metavar="DIR",
         help="answer a model call seen before from the cache, at no cost (DIR default: the user's cache"
-        " directory, agentrig/model-calls); write --cache=DIR, or put it after the problems",
+        " directory, agentrig/model-calls); write --cache=DIR, or put it after the problems. Recorded in"
+        " run.json: --resume goes on with the run's cache unless given other cache options",
+    )
+    group.add_argument(
+        "--no-cache", action="store_true",
+        help="with --resume: do not use the cache the run recorded (a new run uses none without --cache)",
     )
     group.add_argument(
         "--cache-policy", choices=["read", "write", "readwrite"], default=None,
@@ -37,6 +42,8 @@ def cache_from_args(args: argparse.Namespace) -> ModelCallCache | None:
     from agentrig.llm.cache import CacheError, ModelCallCache, default_cache_dir, parse_duration
 
     given = getattr(args, "cache", None)
+    if getattr(args, "no_cache", False) and (given is not None or args.cache_policy is not None or args.cache_ttl is not None):
+        raise CLIError("--no-cache turns the model-call cache off: leave out --cache, --cache-policy and --cache-ttl", status=2)
     if given is None:
         if args.cache_policy is not None or args.cache_ttl is not None:
             raise CLIError("--cache-policy and --cache-ttl need --cache [DIR]", status=2)
@@ -49,6 +56,18 @@ def cache_from_args(args: argparse.Namespace) -> ModelCallCache | None:
     if directory.exists() and not directory.is_dir():
         raise CLIError(f"--cache {given}: not a directory", status=2)
     return ModelCallCache(directory=directory, policy=args.cache_policy or "readwrite", ttl=ttl)
+
+
+def resume_words(cache: ModelCallCache | None) -> list[str]:
+    """The cache options that give ``cache`` again, for the command that finishes a run (none without one)."""
+    if cache is None:
+        return []
+    words = [f"--cache={cache.directory}"]
+    if cache.policy != "readwrite":
+        words += ["--cache-policy", cache.policy]
+    if cache.ttl is not None:
+        words += ["--cache-ttl", f"{cache.ttl:f}".rstrip("0").rstrip(".")]  # digits --cache-ttl reads back
+    return words
 
 
 def add_parser(subparsers: Any) -> None:

@@ -405,6 +405,7 @@ def run_command(args: argparse.Namespace) -> int:
         output=args.output,
         resume=args.resume,
         retry_errors=args.retry_errors,
+        reuse_cache=not args.no_cache,
         jobs=args.jobs,
         executor=args.executor,
         executor_options=executor_options,
@@ -582,6 +583,9 @@ def _resume_command(args: argparse.Namespace, plan: Any, directory: Path) -> str
             words += ["--retry-backoff", f"{plan.retry.base:g}"]
         if plan.retry.cap != default.cap:
             words += ["--retry-backoff-max", f"{plan.retry.cap:g}"]
+    from agentrig.cli.cache import resume_words
+
+    words += resume_words(plan.model_cache)  # as a resume without them would take them from run.json: said
     if plan.fork is not None:  # the source as the fork resolved it: absolute, so it works from any directory
         fork = plan.fork.record
         words += ["--from", str(Path(fork.run) / fork.problem / fork.checkpoint)]

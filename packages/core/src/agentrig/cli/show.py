@@ -91,6 +91,9 @@ def print_run(summary: Any, per_checkpoint: bool = False) -> None:
     print(f"run {summary.run_id}: agent {summary.agent}, model {summary.model}"
           + (f", runtime {summary.runtime}" if summary.runtime else "") + f" | {state}"
           + (f" | {seconds(summary.elapsed)}" if summary.elapsed else ""))
+    fork = summary.fork_line()
+    if fork is not None:
+        print(fork)
     headers, rows = table(summary.checkpoints)
     if has_several(summary.checkpoints):  # a reward of several metrics: each beside the score
         at = headers.index("score") + 1 if "score" in headers else len(headers)

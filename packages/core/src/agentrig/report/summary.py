@@ -16,7 +16,7 @@ from agentrig.formatting import money, plural, tokens_text
 from agentrig.report.metrics import MetricMeans, metric_means
 from agentrig.report.quality import RunQuality, run_quality
 from agentrig.report.reader import CheckpointEntry, LoadedRun, ProblemEntry
-from agentrig.run.records import CheckpointResultLine, NetworkRecord, PassAtKSummary, counted_score
+from agentrig.run.records import CheckpointResultLine, ForkRecord, NetworkRecord, PassAtKSummary, TriesSpent, counted_score
 from agentrig.usage import TokenUsage
 
 
@@ -70,7 +70,9 @@ class CheckpointRow(BaseModel):
     (``passed``, ``failed``, ``not_evaluated``, ``error``, ``skipped``), else
     ``running``, ``interrupted`` or ``pending``; ``cost`` is ``None`` when unknown;
     ``without_results``: evaluated, but its tests timed out before giving a result or
-    could not run (it counts as failed, or errored, in the totals)."""
+    could not run (it counts as failed, or errored, in the totals). ``cost``, ``tokens`` and ``token_usage``
+    count every try of the checkpoint (money spent on a failed try is spent): ``tries_spent`` says how much of
+    them the earlier tries, kept in ``tries/<n>/``, spent; ``steps`` is the counted try's."""
 
     problem: str
     checkpoint: str
@@ -92,6 +94,9 @@ class CheckpointRow(BaseModel):
     metrics: dict[str, float] | None = None
     without_results: bool = False
     not_run: int | None = None
+    #: how many tries the checkpoint took, when more than one
+    tries: int | None = None
+    tries_spent: TriesSpent | None = None
 
     @classmethod
     def of(cls, entry: CheckpointEntry) -> CheckpointRow:
@@ -111,13 +116,15 @@ class CheckpointRow(BaseModel):
     @classmethod
     def of_line(cls, line: CheckpointResultLine, problem: str, index: int) -> CheckpointRow:
         """The row of a finished checkpoint's ``results.jsonl`` line (``problem``: as the row names it)."""
+        spent = line.tries_spent
+        usage = line.tokens if spent is None else line.tokens + spent.tokens
         return cls(
             problem=problem, checkpoint=line.checkpoint, index=index, status=line.status,
             passed=line.passed, score=line_score(line), tests=line_tests(line), stop_reason=line.stop_reason,
-            steps=line.steps, tokens=line.tokens.total, token_usage=line.tokens, cost=line_cost(line),
+            steps=line.steps, tokens=usage.total, token_usage=usage, cost=line_cost(line) if spent is None else line.spent,
             agent_elapsed=line.agent_elapsed, evaluation_elapsed=line.evaluation_elapsed,
             elapsed=line.elapsed, started=line.started, metrics=line.metrics,
-            without_results=line.without_results, not_run=line.not_run,
+            without_results=line.without_results, not_run=line.not_run, tries=line.tries, tries_spent=spent,
         )
 
     def cells(self) -> list[Any]:
@@ -155,7 +162,8 @@ class RunTotals(BaseModel):
     checkpoints, each counted as ``run.json``'s totals count it (:func:`~agentrig.run.records.counted_score`:
     one without results counts as failed); ``tests_passed``/``tests_total`` count the tests that ran,
     ``tests_not_run`` those collected that never finished (their time was up); ``without_results`` the
-    evaluated checkpoints whose tests timed out before giving a result or could not run."""
+    evaluated checkpoints whose tests timed out before giving a result or could not run. ``cost`` and ``tokens``
+    count the failed tries too; ``tries_spent`` is what those spent (``None``: no checkpoint took two tries)."""
 
     checkpoints: int = 0
     finished: int = 0
@@ -176,6 +184,7 @@ class RunTotals(BaseModel):
     tokens: int = 0
     steps: int = 0
     elapsed: float = 0.0
+    tries_spent: TriesSpent | None = None
 
     @classmethod
     def of(cls, rows: list[CheckpointRow]) -> RunTotals:
@@ -208,6 +217,8 @@ class RunTotals(BaseModel):
             else:
                 totals.cost_known_part += row.cost
             totals.tokens += row.tokens or 0
+            if row.tries_spent is not None:  # in the row's cost and tokens already
+                totals.tries_spent = row.tries_spent if totals.tries_spent is None else totals.tries_spent + row.tries_spent
             totals.steps += row.steps or 0
             totals.elapsed += row.elapsed or 0.0
         totals.cost = None if unknown_cost else totals.cost_known_part
@@ -242,7 +253,15 @@ class RunTotals(BaseModel):
         cost = money(self.cost) if self.cost is not None else "n/a"
         if self.cost is None and self.cost_known_part:  # unknown is never zero: no "known part $0.0000"
             cost += f" (known part {money(self.cost_known_part)})"
+        if self.tries_spent is not None:
+            cost += f" ({tries_text(self.tries_spent)})"
         return text + f" | cost {cost} | tokens {tokens_text(self.tokens)} | steps {self.steps}"
+
+
+def tries_text(spent: TriesSpent) -> str:
+    """``2 earlier tries cost $0.0040, 1.2k tokens``: what checkpoints' earlier tries (kept in ``tries/<n>/``) spent."""
+    cost = money(spent.cost) if spent.cost is not None else "n/a"
+    return f"{plural(spent.tries, 'earlier try', 'earlier tries')} cost {cost}, {tokens_text(spent.tokens.total)} tokens"
 
 
 class ProblemRow(BaseModel):
@@ -295,6 +314,15 @@ class RunSummary(BaseModel):
     reduce: str | None = None
     #: the code quality its checkpoints' ``quality.json`` recorded (:mod:`agentrig.report.quality`); ``None`` without any
     quality: RunQuality | None = None
+    #: where a forked run (``run --from RUN/PROBLEM/CHECKPOINT``) started; ``None``: not a fork
+    forked_from: ForkRecord | None = None
+
+    def fork_line(self) -> str | None:
+        """``forked from RUN/PROBLEM/CHECKPOINT (with its conversation)``, for a forked run."""
+        fork = self.forked_from
+        if fork is None:
+            return None
+        return f"forked from {fork.label}" + (" (with its conversation)" if fork.keep_context else "")
 
     def problems_line(self) -> str | None:
         """``3 problems: 1 solved, 1 partial, 1 unsolved`` (as the benchmarks report), when known."""
@@ -326,6 +354,7 @@ class RunSummary(BaseModel):
             ],
             checkpoints=rows, totals=RunTotals.of(rows), notices=list(run.notices),
             pass_at_k=pass_at_k, metric_means=metric_means(rows), reduce=reduce, quality=run_quality(run, problem),
+            forked_from=record.identity.forked_from if record else None,
             **_problem_verdicts(problems),
         )
 

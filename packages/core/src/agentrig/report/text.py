@@ -11,7 +11,7 @@ from agentrig.formatting import plural
 from agentrig.report.metrics import headline_text, metrics_text
 from agentrig.report.quality import QualityPoint
 from agentrig.report.reader import CheckpointDetail, UnknownStep
-from agentrig.report.summary import CheckpointRow, money, seconds, tokens_text
+from agentrig.report.summary import CheckpointRow, money, seconds, tokens_text, tries_text
 from agentrig.run.records import DiffRecord, EvaluationRecord
 from agentrig.usage import UsageTracker
 
@@ -169,6 +169,9 @@ def _head_lines(report: CheckpointReport) -> list[str]:
             f" time {seconds(row.elapsed)} (agent {seconds(row.agent_elapsed)},"
             f" evaluation {seconds(row.evaluation_elapsed)})"
         )
+    if row.tries_spent is not None:  # counted in the usage above: money spent on a failed try is spent
+        out.append(f"tries: {row.tries or row.tries_spent.tries + 1}; {tries_text(row.tries_spent)} (in the usage above,"
+                   " kept in tries/<n>/)")
     for notice in report.notices:
         out.append(f"note: {notice}")
     if report.error_message:

@@ -39,7 +39,16 @@ from agentrig.run.fork import checkpoints_run
 from agentrig.run.job import ProblemJob
 from agentrig.run.layout import WORKSPACES_DIR, CheckpointPaths, RunDirectory
 from agentrig.run.progress import EventKind, EventSink, ProgressEvent
-from agentrig.run.records import CheckpointResultLine, CheckpointStatus, EvaluationRecord, ProblemRecord, Totals, unit_name, utcnow
+from agentrig.run.records import (
+    CheckpointResultLine,
+    CheckpointStatus,
+    EvaluationRecord,
+    ProblemRecord,
+    Totals,
+    TriesSpent,
+    unit_name,
+    utcnow,
+)
 from agentrig.run.signals import deferred_interrupts
 from agentrig.runtime.interface import Invocation
 
@@ -139,7 +148,7 @@ class _ProblemRun:
         try:  # an interrupt from the first event on is answered by a problem_end
             self.event("problem_start", message=f"resuming at checkpoint {start + 1}" if finished else None)
             previous = self._prepare_workspace(start, finished)
-            self._open(sum(line.cost or 0.0 for line in finished.values()), start)
+            self._open(sum(line.spent or 0.0 for line in finished.values()), start)  # failed tries' money too
             net_limit_hit = self._net_limit_reached()
             stop = self._stop_before(start)
             for index in todo:
@@ -562,6 +571,7 @@ class _ProblemRun:
             timed_out=evaluation.timed_out,
             not_run=evaluation.not_run,
             tries=self._try_number if self._try_number > 1 else None,
+            tries_spent=TriesSpent.of([kept.result for kept in self._kept]),  # a failed try's money is spent
             tests=evaluation.counts,
             groups=evaluation.groups,
             metrics=evaluation.metrics,
@@ -599,7 +609,7 @@ class _ProblemRun:
         self._close()
         time.sleep(delay)
         previous = self._prepare_workspace(index, self._lines)
-        self._open(sum(done.cost or 0.0 for done in self._lines.values()), index)
+        self._open(sum(done.spent or 0.0 for done in self._lines.values()) + (line.spent or 0.0), index)
         return self._checkpoint(index, checkpoint, previous)
 
     def _stop_after(self, checkpoint: Checkpoint, evaluation: EvaluationRecord, report_dir: Path) -> CheckpointStop | None:

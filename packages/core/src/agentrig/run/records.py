@@ -10,6 +10,7 @@ finished (``--resume`` reads it); ``run.json`` summarises.
 from __future__ import annotations
 
 from datetime import datetime, timezone
+from pathlib import Path
 from typing import Any, ClassVar, Literal, TypeGuard
 
 from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler, model_serializer
@@ -119,6 +120,40 @@ class DiffRecord(_Record):
     patch_truncated: bool = False
 
 
+class TriesSpent(_Record):
+    """What a checkpoint's earlier tries (``tries/<n>/``, kept by ``--retries`` and ``--resume --retry-errors``)
+    spent: money spent on a failed try is spent, so every total counts it.
+
+    ``tries``: how many; ``cost`` in USD, null once a try's cost is unknown (no pricing for a model call, or its
+    ``try.json`` unreadable); ``tokens`` and ``steps``: summed over them.
+    """
+
+    tries: int = 0
+    cost: float | None = 0.0
+    tokens: TokenUsage = Field(default_factory=TokenUsage)
+    steps: int = 0
+
+    @classmethod
+    def of(cls, lines: list[CheckpointResultLine | None]) -> TriesSpent | None:
+        """What the tries whose result lines are ``lines`` spent, each counted alone (``None``: a try whose record
+        could not be read, its cost unknown); ``None`` without a try."""
+        if not lines:
+            return None
+        spent = cls(tries=len(lines))
+        for line in lines:
+            cost = None if line is None else _known_cost(line)
+            spent.cost = None if spent.cost is None or cost is None else spent.cost + cost
+            if line is not None:
+                spent.tokens = spent.tokens + line.tokens
+                spent.steps += line.steps
+        return spent
+
+    def __add__(self, other: TriesSpent) -> TriesSpent:
+        cost = None if self.cost is None or other.cost is None else self.cost + other.cost
+        return TriesSpent(tries=self.tries + other.tries, cost=cost, tokens=self.tokens + other.tokens,
+                          steps=self.steps + other.steps)
+
+
 class CheckpointResultLine(_OmitsUnset):
     """One line of ``results.jsonl``: a finished (or skipped) checkpoint.
 
@@ -127,10 +162,12 @@ class CheckpointResultLine(_OmitsUnset):
     ``not_run`` (collected tests that never finished: the test command's time
     was up) only when there were some. ``score`` is ``evaluation.json``'s.
     ``tries`` (how many tries the checkpoint took, the earlier ones kept in
-    ``<checkpoint>/tries/<n>/``) only when it took more than one.
+    ``<checkpoint>/tries/<n>/``) only when it took more than one, and ``tries_spent``
+    (what those earlier tries spent) only when one was kept. ``cost``, ``tokens`` and
+    ``steps`` are the counted try's own; every total adds ``tries_spent`` to them.
     """
 
-    _omit_when_none = ("attempt", "metrics", "not_run", "tries")
+    _omit_when_none = ("attempt", "metrics", "not_run", "tries", "tries_spent")
 
     problem: str
     checkpoint: str
@@ -160,6 +197,14 @@ class CheckpointResultLine(_OmitsUnset):
     metrics: Metrics | None = None
     not_run: int | None = None
     tries: int | None = Field(default=None, ge=2)
+    tries_spent: TriesSpent | None = None
+
+    @property
+    def spent(self) -> float | None:
+        """USD spent on the checkpoint, its earlier tries included; ``None`` when some of it is unknown."""
+        own = _known_cost(self)
+        tries = self.tries_spent.cost if self.tries_spent is not None else 0.0
+        return None if own is None or tries is None else own + tries
 
     @property
     def unit(self) -> str:
@@ -221,8 +266,12 @@ def _known_cost(line: CheckpointResultLine) -> float | None:
     return line.cost if line.cost_known else None
 
 
-class Totals(_Record):
+class Totals(_OmitsUnset):
     """Sums over checkpoints: cost in USD (null once any checkpoint's cost is unknown), tokens, model steps, verdicts.
+
+    ``cost`` and ``tokens`` count every try of a checkpoint, the failed tries kept in
+    ``tries/<n>/`` included (``tries_spent`` says how much of them was theirs; absent
+    when no checkpoint took more than one try); ``steps`` counts the counted tries'.
 
     ``tests`` sums the per-test counts of every checkpoint that had them (the
     tests that ran; ``tests_not_run`` those collected that never finished); ``mean_score`` is the mean of the evaluated checkpoints'
@@ -250,12 +299,17 @@ class Totals(_Record):
     problems: int = 0
     problems_solved: int = 0
     problems_partial: int = 0
+    tries_spent: TriesSpent | None = None
+
+    _omit_when_none = ("tries_spent",)
 
     def add(self, line: CheckpointResultLine) -> None:
-        """Count one result line in."""
+        """Count one result line in (what its earlier tries spent too)."""
         cost = _known_cost(line)
         self.cost = None if self.cost is None or cost is None else self.cost + cost
         self.tokens = self.tokens + line.tokens
+        if line.tries_spent is not None:
+            self._add_tries(line.tries_spent)
         self.steps += line.steps
         self.checkpoints += 1
         self.passed += line.status == "passed"
@@ -277,6 +331,8 @@ class Totals(_Record):
         problem has), ``other`` is one problem's totals and counts as solved or partial."""
         self.cost = None if self.cost is None or other.cost is None else self.cost + other.cost
         self.tokens = self.tokens + other.tokens
+        if other.tries_spent is not None:  # in other's cost and tokens already
+            self.tries_spent = other.tries_spent if self.tries_spent is None else self.tries_spent + other.tries_spent
         self.steps += other.steps
         self.checkpoints += other.checkpoints
         self.passed += other.passed
@@ -295,6 +351,11 @@ class Totals(_Record):
                 self.problems_solved += 1
             elif other.passed:
                 self.problems_partial += 1
+
+    def _add_tries(self, spent: TriesSpent) -> None:
+        self.cost = None if self.cost is None or spent.cost is None else self.cost + spent.cost
+        self.tokens = self.tokens + spent.tokens
+        self.tries_spent = spent if self.tries_spent is None else self.tries_spent + spent
 
     @classmethod
     def of(cls, lines: list[CheckpointResultLine]) -> Totals:
@@ -529,15 +590,51 @@ class PassAtKSummary(_Record):
     problems: dict[str, ProblemPassAtK] = Field(default_factory=dict)
 
 
+class CacheRecord(_OmitsUnset):
+    """``run.json``'s ``cache``: the model-call cache (``--cache [DIR]``, ``--cache-policy``, ``--cache-ttl``)
+    of the run's latest start or resume; ``--resume`` without cache options uses it again.
+
+    ``directory`` is absolute; ``ttl`` the seconds an entry is good for (absent: for ever).
+    """
+
+    _omit_when_none = ("ttl",)
+
+    directory: str
+    policy: Literal["read", "write", "readwrite"] = "readwrite"
+    ttl: float | None = Field(default=None, gt=0)
+
+    @classmethod
+    def of(cls, cache: Any) -> CacheRecord | None:
+        """The record of a :class:`~agentrig.llm.cache.ModelCallCache` (``None``: no cache)."""
+        if cache is None:
+            return None
+        return cls(directory=str(cache.directory), policy=cache.policy, ttl=cache.ttl)
+
+    def to_cache(self) -> Any:
+        """The :class:`~agentrig.llm.cache.ModelCallCache` it records; :class:`ValueError` (one line) when its
+        directory, read back from a run directory, is not an absolute path or is not a directory."""
+        from pathlib import PurePath
+
+        from agentrig.llm.cache import ModelCallCache
+
+        path = Path(self.directory)
+        if not PurePath(self.directory).is_absolute() or ".." in PurePath(self.directory).parts:
+            raise ValueError(f"cache.directory '{shorten(self.directory)}' is not an absolute path")
+        if path.is_symlink() or (path.exists() and not path.is_dir()):
+            raise ValueError(f"cache.directory '{shorten(self.directory)}' is not a directory")
+        return ModelCallCache(directory=path, policy=self.policy, ttl=self.ttl)
+
+
 class RunRecord(_OmitsUnset):
     """``run.json``: the whole run, rewritten atomically as problems start and finish
     (at most twice a second while problems run concurrently) and when the run ends.
 
     With ``--attempts K`` (K > 1), ``problems`` holds one record per attempt, keyed
-    ``<problem>/attempt_<i>``, and ``pass_at_k`` the estimates.
+    ``<problem>/attempt_<i>``, and ``pass_at_k`` the estimates. ``cache`` (absent without one): the
+    model-call cache of the latest start or resume.
     """
 
-    _omit_when_none = ("pass_at_k",)
+    _omit_when_none = ("pass_at_k", "cache")
 
     schema_version: int = SCHEMA_VERSION
     run_id: str
@@ -553,3 +650,4 @@ class RunRecord(_OmitsUnset):
     problems: dict[str, ProblemRecord] = Field(default_factory=dict)
     totals: Totals = Field(default_factory=Totals)
     pass_at_k: PassAtKSummary | None = None
+    cache: CacheRecord | None = None

@@ -26,6 +26,7 @@ from agentrig.run.progress import EventSink
 from agentrig.run.recorder import RunRecorder
 from agentrig.run.records import (
     AgentRecord,
+    CacheRecord,
     CheckpointResultLine,
     ModelRecord,
     ProblemRecord,
@@ -52,6 +53,8 @@ class RunRequest(BaseModel):
     output: Path | None = None
     resume: bool = False
     retry_errors: bool = False
+    #: ``--resume`` without ``--cache``: use the model-call cache ``run.json`` records (``--no-cache``: ``False``).
+    reuse_cache: bool = True
     jobs: int = Field(default=1, ge=1)
     executor: str = "local"
     executor_options: dict[str, Any] = Field(default_factory=dict)
@@ -128,10 +131,29 @@ def prepare(
     previous, lock = directory.open(identity, resume=request.resume)
     try:
         _sweep_leftovers(previous)
+        request = _resumed_cache(request, previous, directory.root, notify)
         return _prepare_claimed(request, identity, agent_distribution, problems, agent_image, directory, previous), lock
     except BaseException:
         directory.unlock(lock)
         raise
+
+
+def _resumed_cache(
+    request: RunRequest, previous: RunRecord | None, root: Path, notify: Callable[[str], None] | None
+) -> RunRequest:
+    """A resumed run given no ``--cache`` goes on with the model-call cache its ``run.json`` records (unless
+    ``--no-cache``), said in one line; a recorded directory that cannot be one is a :class:`RunDirectoryError`."""
+    recorded = previous.cache if previous is not None else None
+    if recorded is None or request.plan.model_cache is not None or not request.reuse_cache:
+        return request
+    try:
+        cache = recorded.to_cache()
+    except ValueError as exc:
+        raise RunDirectoryError(f"{root / 'run.json'}: {exc}; give --cache DIR or --no-cache") from None
+    if notify is not None:
+        ttl = f", entries good for {cache.ttl:g} s" if cache.ttl is not None else ""
+        notify(f"resuming with the run's model-call cache {cache.directory} ({cache.policy}{ttl}); --no-cache turns it off")
+    return request.model_copy(update={"plan": request.plan.model_copy(update={"model_cache": cache})})
 
 
 def _sweep_leftovers(previous: RunRecord | None) -> None:
@@ -219,6 +241,7 @@ def _prepare_claimed(
         record.jobs = request.jobs
         record.executor = request.executor
         record.identity.runtime.agent_image = agent_image
+        record.cache = CacheRecord.of(plan.model_cache)  # the latest start's, as ``executor``
     else:
         record = RunRecord(
             run_id=uuid.uuid4().hex,
@@ -226,6 +249,7 @@ def _prepare_claimed(
             versions=package_versions(agent_distribution),
             jobs=request.jobs,
             executor=request.executor,
+            cache=CacheRecord.of(plan.model_cache),
         )
     finished_lines = _finished_lines(directory) if previous is not None else {}
     # one token per invocation: each problem image is built once by it, however many attempts share it
