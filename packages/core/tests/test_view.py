@@ -16,6 +16,9 @@ from agentrig.cli import main
 from agentrig.testing.runs import CheckpointPlan, outcome_run, write_run
 from agentrig.view.paths import STEPS_PER_PAGE
 
+#: A page's trajectory steps, as the page embeds them for its script to draw.
+STEPS_DATA = re.compile(r'<ol class="steps" id="steps"><script type="application/json" class="steps-data" data-prefix="step-">(.*?)</script>')
+
 
 def one_error_line(err: str) -> str:
     lines = [line for line in err.splitlines() if line.startswith("agentrig: error:")]
@@ -70,7 +73,8 @@ def test_long_trajectory_is_split_into_pages(tmp_path: Path) -> None:
     report = Report([run], cache_runs=True)
     parts = report.checkpoint_parts(1, "p", "c")
     assert [path for path, _ in parts] == ["runs/1/p/c.html", "runs/1/p/c.p2.html"]
-    counts = [r.body.decode().count('<li class="step') for _, r in parts]
+    # each page's steps are its data, drawn by its script (test_view_browser.py checks them drawn)
+    counts = [len(json.loads(STEPS_DATA.search(r.body.decode()).group(1))) for _, r in parts]
     assert counts == [STEPS_PER_PAGE, total - STEPS_PER_PAGE]
     assert report.render("/runs/1/p/c.p2.html").body == parts[1][1].body
     assert report.render("/runs/1/p/missing.html") is None and report.render("/etc/passwd") is None
@@ -161,9 +165,12 @@ def test_subagent_trajectories_nest_and_stay_inside_the_run(tmp_path: Path) -> N
 
     run = write_run(tmp_path / "run", {"p": [CheckpointPlan("c", subagent=True)]})
     body = Report([run]).render("/runs/1/p/c.html").body.decode()
-    assert "subagent 001-helper: 4 steps" in body and "subagent 001-checker: 2 steps" in body
-    assert "nested checker output" in body and 'id="step-13-4-2"' in body  # ids stay unique when nested
-    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in body and "<script>alert(1)" not in body
+    helper = json.loads(STEPS_DATA.search(body).group(1))[12]["subagent"]  # drawn under step 13 (the browser tests)
+    assert helper["label"] == "001-helper" and [s["number"] for s in helper["steps"]] == [1, 2, 3, 4]
+    checker = helper["steps"][3]["subagent"]
+    assert checker["label"] == "001-checker" and checker["steps"][1]["result"] == "nested checker output"
+    assert helper["steps"][2]["text"] == "I will ask the checker about <script>alert(1)</script> inputs."
+    assert "\\u003cscript\\u003ealert(1)" in body and "<script>alert(1)" not in body  # escaped in the page's data
     # names read back are untrusted: only NNN-<safe name> is looked up
     agent = run / "p/c/agent"
     for bad in ({"subagent": "../../x", "call": 1}, {"subagent": "h", "call": True}, {"subagent": "h", "call": -1},
@@ -176,7 +183,8 @@ def test_subagent_trajectories_nest_and_stay_inside_the_run(tmp_path: Path) -> N
     nested.unlink()
     nested.symlink_to(outside)
     body = Report([run]).render("/runs/1/p/c.html").body.decode()
-    assert "OUTSIDE THE RUN" not in body and "a symbolic link leading outside" in body
+    helper = json.loads(STEPS_DATA.search(body).group(1))[12]["subagent"]
+    assert "OUTSIDE THE RUN" not in body and "a symbolic link leading outside" in " ".join(helper["notices"])
 
 
 def test_counts_take_the_right_number(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -10,10 +10,12 @@ import json
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
+from html import escape
 from typing import Any
 from urllib.parse import urlencode
 
 from markupsafe import Markup
+
 
 from agentrig.formatting import plural
 from agentrig.report.compare import Comparison, VerdictChange, compare
@@ -22,12 +24,12 @@ from agentrig.report.passk import pass_at_k_lines
 from agentrig.report.reader import CheckpointDetail, CheckpointEntry, LoadedRun, UnknownStep
 from agentrig.report.summary import CheckpointRow, RunSummary, informative_score, money, seconds, tests_text, tokens_text
 from agentrig.report.text import test_results
-from agentrig.view.calls import call_view, system_prompt
+from agentrig.view.calls import call_data, system_prompt
 from agentrig.view.forks import fork_link
 from agentrig.view.paths import SEARCH, STEPS_PER_PAGE, checkpoint_page, problem_page
 from agentrig.view.statistics import statistics_context
-from agentrig.view.steps import StepView, steps_html
-from agentrig.view.subagents import SUBAGENT_DEPTH, SubagentView, read_subagent_steps, subagent_place
+from agentrig.view.steps import StepData, SubagentData, script_json, steps_script
+from agentrig.view.subagents import SUBAGENT_DEPTH, read_subagent_steps, subagent_place
 
 FOLD_LINES = 12
 FOLD_CHARS = 1500
@@ -254,23 +256,6 @@ def index_page(runs: list[LoadedRun]) -> dict[str, Any]:
     }
 
 
-#: What :func:`script_json` writes for the characters that could end or change a ``<script>`` element's
-#: data (``</script>``, ``<!--`` and ``<script`` inside it), start an HTML character reference, or end a
-#: JavaScript line; JSON reads each escape back as the same character.
-_SCRIPT_ESCAPES = str.maketrans({"<": "\\u003c", ">": "\\u003e", "&": "\\u0026",
-                                 "\u2028": "\\u2028", "\u2029": "\\u2029"})
-
-
-def script_json(data: Any) -> str:
-    """``data`` as JSON safe inside a ``<script>`` element of a page, the one way every page embeds JSON.
-
-    ``<``, ``>`` and ``&`` are written as ``\\u003c``, ``\\u003e`` and ``\\u0026`` (and U+2028/U+2029 as
-    escapes), so no value (a model name ``<!--<script>`` in ``run.json``, say) can close the element or
-    pull the rest of the page into it; ``JSON.parse`` of the element's text gives ``data`` back unchanged.
-    """
-    return json.dumps(data).translate(_SCRIPT_ESCAPES)
-
-
 def _fold(text: str) -> tuple[bool, int]:
     lines = text.count("\n") + 1
     return lines > FOLD_LINES or len(text) > FOLD_CHARS, lines
@@ -324,7 +309,7 @@ class _Shown:
         return None
 
 
-def _call_step(number: int, offset: str, step: Any, cumulative: float | None, shown: _Shown | None = None) -> StepView:
+def _call_step(number: int, offset: str, step: Any, cumulative: float | None, shown: _Shown | None = None) -> StepData:
     usage = step.usage
     badges = [f"in {tokens_text(usage.context)}", f"out {tokens_text(usage.output)}"]
     if usage.cache_read:
@@ -334,24 +319,36 @@ def _call_step(number: int, offset: str, step: Any, cumulative: float | None, sh
     badges += [money(step.cost, 6), f"total {money(cumulative, 6)}", f"{step.latency:.2f}s"]
     if step.stop_reason:
         badges.append(f"stop: {step.stop_reason}")
-    return StepView(number=number, kind=step.kind, offset=offset, title=f"model call [{step.tag}] {step.model}",
-                    badges=badges, call=call_view(step, shown.lookup if shown is not None else None))
+    view: StepData = {"number": number, "kind": step.kind, "offset": offset, "title": f"model call [{step.tag}] {step.model}",
+                      "badges": badges}
+    call = call_data(step, shown.lookup if shown is not None else None)
+    if call is not None:
+        view["call"] = call
+    return view
 
 
-def _tool_step(number: int, offset: str, step: Any, nesting: Nesting | None) -> StepView:
+def _tool_step(number: int, offset: str, step: Any, nesting: Nesting | None) -> StepData:
     badges = []
     if step.exit_code is not None:
         badges.append(f"exit {step.exit_code}")
     if step.elapsed is not None:
         badges.append(f"{step.elapsed:.2f}s")
     result = step.result
-    folded, lines = _fold(result) if result is not None else (False, 0)
-    view = StepView(number=number, kind=step.kind, offset=offset, title=f"tool {step.tool}",
-                    arguments=_arguments(step.arguments), result=result, result_folded=folded,
-                    result_lines=lines, badges=badges,
-                    error=step.is_error or (step.exit_code not in (None, 0)))
+    view: StepData = {"number": number, "kind": step.kind, "offset": offset, "title": f"tool {step.tool}",
+                      "arguments": _arguments(step.arguments), "result": result}
+    if result is not None:
+        folded, lines = _fold(result)
+        if folded:
+            view["result_folded"] = True
+            view["result_lines"] = lines
+    if badges:
+        view["badges"] = badges
+    if step.is_error or (step.exit_code not in (None, 0)):
+        view["error"] = True
     if nesting is not None:
-        view.subagent = nesting.subagent(step.metadata)
+        subagent = nesting.subagent(step.metadata)
+        if subagent is not None:
+            view["subagent"] = subagent
     return view
 
 
@@ -363,29 +360,58 @@ class Nesting:
     root: Path
     depth: int = 0
 
-    def subagent(self, metadata: dict[str, Any] | None) -> SubagentView | None:
+    def subagent(self, metadata: dict[str, Any] | None) -> SubagentData | None:
         """The trajectory of the subagent call ``metadata`` names, as shown; ``None`` for other tool calls."""
         place = subagent_place(self.agent_dir, metadata)
         if place is None:
             return None
         if self.depth + 1 > SUBAGENT_DEPTH:
-            return SubagentView(label=place.label, notices=[f"subagents deeper than {SUBAGENT_DEPTH} levels are not shown"])
+            return {"label": place.label, "steps": [],
+                    "notices": [f"subagents deeper than {SUBAGENT_DEPTH} levels are not shown"]}
         steps, notices = read_subagent_steps(place, self.root)
         inner = Nesting(place.directory, self.root, self.depth + 1)
         views, _ = trajectory_views(steps, inner)
-        return SubagentView(label=place.label, steps=views, notices=notices)
+        return {"label": place.label, "steps": views, "notices": notices}
 
 
-def step_views(detail: CheckpointDetail, root: Path | None = None) -> tuple[list[StepView], dict[str, Any]]:
+def step_views(detail: CheckpointDetail, root: Path | None = None) -> tuple[list[StepData], dict[str, Any]]:
     """Every step as shown, and the per-model-call series of the tokens-and-cost plot; with ``root`` (the run
     directory), each subagent's trajectory nested under the tool call that started it."""
     nesting = Nesting(detail.entry.paths.agent, root) if root is not None else None
     return trajectory_views(detail.steps, nesting)
 
 
-def trajectory_views(steps: list[Any], nesting: Nesting | None = None) -> tuple[list[StepView], dict[str, Any]]:
+_TEXT_TITLES = {"user": "user", "agent_text": "agent", "thinking": "thinking"}
+
+
+def _text_step(number: int, offset: str, step: Any) -> StepData:
+    """A ``user``, ``agent_text`` or ``thinking`` step: its text, folded when long (thinking beyond 3 lines)."""
+    kind = step.kind
+    view: StepData = {"number": number, "kind": kind, "offset": offset, "title": _TEXT_TITLES[kind], "text": step.content}
+    folded, lines = _fold(step.content)
+    if folded or (kind == "thinking" and lines > 3):
+        view["folded"] = True
+        view["lines"] = lines
+    return view
+
+
+def _plan_step(number: int, offset: str, step: Any) -> StepData:
+    where = f" step {step.step}" + (f" {step.tool}" if step.tool else "") if step.step else ""
+    listing = "\n".join(
+        f"{index}. {item.get('tool')} {_arguments(item.get('arguments', {}))}"
+        for index, item in enumerate(step.plan or [], 1)
+    )
+    view: StepData = {"number": number, "kind": step.kind, "offset": offset,
+                      "title": f"plan {step.state} (plan {step.iteration}{where})",
+                      "text": "\n".join(part for part in (step.detail, listing) if part)}
+    if step.state == "ERROR_RECOVERY":
+        view["error"] = True
+    return view
+
+
+def trajectory_views(steps: list[Any], nesting: Nesting | None = None) -> tuple[list[StepData], dict[str, Any]]:
     """:func:`step_views` of a list of steps (a checkpoint's, or a subagent's under ``nesting``)."""
-    views: list[StepView] = []
+    views: list[StepData] = []
     first = next((s.timestamp for s in steps if not isinstance(s, UnknownStep)), None)
     cumulative: float | None = 0.0
     calls: dict[str, Any] = {"x": [], "input": [], "output": [], "cost": [], "cumulative": []}
@@ -393,23 +419,19 @@ def trajectory_views(steps: list[Any], nesting: Nesting | None = None) -> tuple[
     tool_time = 0.0
     shown = _Shown(system_prompt(steps) if nesting is None or nesting.depth == 0 else None)
     for number, step in enumerate(steps, 1):
-        if not isinstance(step, UnknownStep):
-            shown.add(number, step)
         if isinstance(step, UnknownStep):
-            views.append(StepView(number=number, kind=step.kind, offset="", title="a step this agentrig does not know",
-                                  text=json.dumps(step.data, indent=2)))
+            views.append({"number": number, "kind": step.kind, "offset": "", "title": "a step this agentrig does not know",
+                          "text": json.dumps(step.data, indent=2)})
             continue
+        shown.add(number, step)
         offset = f"+{(step.timestamp - first).total_seconds():.1f}s" if first else ""
         kind = step.kind
-        if kind in ("user", "agent_text", "thinking"):
-            folded, lines = _fold(step.content)
-            title = {"user": "user", "agent_text": "agent", "thinking": "thinking"}[kind]
-            views.append(StepView(number=number, kind=kind, offset=offset, title=title, text=step.content,
-                                  folded=folded or (kind == "thinking" and lines > 3), lines=lines))
+        if kind in _TEXT_TITLES:
+            views.append(_text_step(number, offset, step))
         elif kind == "error":
             error_type = f" ({step.error_type})" if step.error_type else ""
-            views.append(StepView(number=number, kind=kind, offset=offset, title=f"error{error_type}",
-                                  text=step.message, error=True))
+            views.append({"number": number, "kind": kind, "offset": offset, "title": f"error{error_type}",
+                          "text": step.message, "error": True})
         elif kind == "llm_call":
             model_time += step.latency
             if cumulative is not None:
@@ -424,15 +446,7 @@ def trajectory_views(steps: list[Any], nesting: Nesting | None = None) -> tuple[
             tool_time += step.elapsed or 0.0
             views.append(_tool_step(number, offset, step, nesting))
         elif kind == "plan":
-            where = f" step {step.step}" + (f" {step.tool}" if step.tool else "") if step.step else ""
-            listing = "\n".join(
-                f"{index}. {item.get('tool')} {_arguments(item.get('arguments', {}))}"
-                for index, item in enumerate(step.plan or [], 1)
-            )
-            text = "\n".join(part for part in (step.detail, listing) if part)
-            views.append(StepView(number=number, kind=kind, offset=offset,
-                                  title=f"plan {step.state} (plan {step.iteration}{where})", text=text,
-                                  error=step.state == "ERROR_RECOVERY"))
+            views.append(_plan_step(number, offset, step))
     calls["model_time"] = model_time
     calls["tool_time"] = tool_time
     return views, calls
@@ -454,6 +468,13 @@ def diff_lines(patch: str) -> list[tuple[str, str]]:
             css = "ctx"
         out.append((css, line))
     return out
+
+
+def patch_html(patch: str) -> Markup:
+    """The patch as the page's ``<pre class="patch">`` holds it: one ``<span class="d-<css class>">`` per line
+    (:func:`diff_lines`), the text escaped once for the whole patch (no line's class depends on ``&``,
+    ``<``, ``>``, which escaping changes); an empty line as a space, so that it keeps its height."""
+    return Markup("".join(f'<span class="d-{css}">{line or " "}</span>' for css, line in diff_lines(escape(patch, quote=False))))
 
 
 def test_rows(evaluation: Any) -> list[dict[str, str]]:
@@ -530,9 +551,9 @@ def checkpoint_page_context(run_index: int, run: LoadedRun, detail: CheckpointDe
         "evaluation": evaluation,
         "tests": tests,
         "diff": detail.diff,
-        "diff_lines": diff_lines(detail.diff.patch) if detail.diff else [],
+        "patch_html": patch_html(detail.diff.patch) if detail.diff else "",
         "steps": shown,
-        "steps_html": Markup(steps_html(shown)),
+        "steps_script": steps_script(shown),
         "step_count": len(steps),
         "part": part,
         "parts": parts,

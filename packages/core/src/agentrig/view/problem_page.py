@@ -29,7 +29,7 @@ def _failed_tests(detail: CheckpointDetail | None) -> list[dict[str, str]]:
 
 def checkpoint_card(run_index: int, entry: CheckpointEntry, detail: CheckpointDetail | None) -> dict[str, Any]:
     """One checkpoint of the problem page: verdict, usage, tests, diff (``detail`` ``None``: not started)."""
-    from agentrig.view.pages import diff_lines
+    from agentrig.view.pages import patch_html
 
     row = CheckpointRow.of(entry)
     facts = []
@@ -49,7 +49,7 @@ def checkpoint_card(run_index: int, entry: CheckpointEntry, detail: CheckpointDe
         "groups_line": _groups_line(detail),
         "failed_tests": _failed_tests(detail),
         "diff": diff,
-        "diff_lines": diff_lines(diff.patch) if diff is not None and diff.patch else [],
+        "patch_html": patch_html(diff.patch) if diff is not None and diff.patch else "",
         "notices": detail.notices if detail is not None else [],
     }
 

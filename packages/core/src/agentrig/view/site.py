@@ -8,6 +8,7 @@ process itself.
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import multiprocessing
 import os
@@ -35,6 +36,31 @@ Share = list[tuple[int, str]]
 _CHECKED: dict[tuple[Path, Path], Path] = {}
 
 
+def _replace_file(path: Path, body: bytes) -> None:
+    """Replace the file at ``path`` with ``body`` in one step, as :func:`~agentrig.atomic.write_bytes_atomic`
+    does (a temporary file beside it, renamed over it: a link there is replaced, never followed), in four
+    system calls rather than its ten (it makes the directory, draws a random name, checks the mode to keep):
+    a report writes a file per page, and those calls were a fifth of its writing time."""
+    tmp = f"{path.parent}/.{path.name[:200]}.{os.getpid()}.tmp"
+    try:
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o666)
+    except FileExistsError:  # left by a writer killed outright whose process id this one has now
+        write_bytes_atomic(path, body, sync=False)
+        return
+    try:
+        try:
+            view = memoryview(body)
+            while view:
+                view = view[os.write(fd, view):]
+        finally:
+            os.close(fd)
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(tmp)
+        raise
+
+
 def _write(out: Path, page: str, body: bytes, *, sync: bool = False) -> None:
     """Write ``body`` at ``page`` (a report path) under ``out``; a path that would leave ``out`` is
     refused (:class:`~agentrig.boundary.BoundaryError`): names read back are checked when the run is
@@ -50,7 +76,10 @@ def _write(out: Path, page: str, body: bytes, *, sync: bool = False) -> None:
         _CHECKED[(out, wanted.parent)] = path.parent
     else:
         path = directory / wanted.name
-    write_bytes_atomic(path, body, sync=sync)
+    if sync:
+        write_bytes_atomic(path, body, sync=True)
+    else:
+        _replace_file(path, body)
 
 
 def _write_pages(report: Report, out: Path, share: Share) -> int:

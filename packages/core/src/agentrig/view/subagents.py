@@ -12,7 +12,7 @@ read through :func:`agentrig.boundary.read_inside` of the run directory.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -28,15 +28,6 @@ class SubagentPlace:
 
     label: str
     directory: Path
-
-
-@dataclass
-class SubagentView:
-    """A subagent's trajectory shown under the call that started it."""
-
-    label: str
-    steps: list[Any] = field(default_factory=list)
-    notices: list[str] = field(default_factory=list)
 
 
 def subagent_place(agent_dir: Path | None, metadata: dict[str, Any] | None) -> SubagentPlace | None:

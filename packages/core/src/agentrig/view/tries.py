@@ -8,6 +8,7 @@ leaves the run directory is not listed.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -33,7 +34,7 @@ class TryView:
     anchor: str
     step_count: int
     shown: int = 0
-    steps_html: Any = ""
+    steps_script: Any = ""
 
 
 def _inside(run_root: Path, path: Path) -> bool:
@@ -49,11 +50,11 @@ def try_views(
     """The checkpoint's kept tries, oldest first, each with its trajectory's first steps (none when the
     ``tries`` folder is missing or leaves ``run_root``); ``trajectory_views`` makes the steps' views (the
     checkpoint page's own, passed in: this module sits below the pages)."""
-    from markupsafe import Markup
-
+    if not os.path.lexists(paths.tries):  # no earlier try: what nearly every checkpoint has
+        return []
     from agentrig.report.reader import read_steps
     from agentrig.run.layout import RunDirectory
-    from agentrig.view.steps import steps_html
+    from agentrig.view.steps import steps_script
 
     if not _inside(run_root, paths.tries):
         return []
@@ -73,7 +74,7 @@ def try_views(
             anchor=f"try-{record.number}",
             step_count=len(steps),
             shown=len(shown),
-            steps_html=Markup(steps_html(shown, prefix=f"try-{record.number}-step-")),
+            steps_script=steps_script(shown, prefix=f"try-{record.number}-step-"),
         ))
     return views
 

@@ -1,5 +1,5 @@
-// agentrig report: plots (uPlot, shipped beside this file), the results filter, and live refresh
-// of a run in progress (served reports only: a page opened from disk cannot re-read itself).
+// agentrig report: plots (uPlot, shipped beside this file), a checkpoint's trajectory drawn from its data, the results
+// filter, and live refresh of a run in progress (served reports only: a page opened from disk cannot re-read itself).
 (function () {
   "use strict";
   var COLORS = ["#2563eb", "#dc2626", "#16a34a", "#9333ea", "#ea580c", "#0891b2", "#4b5563"];
@@ -182,6 +182,104 @@
     });
   }
 
+  // -- a checkpoint's trajectory, drawn from its data (agentrig/view/steps.py): each <script class="steps-data">
+  // inside an <ol class="steps"> becomes the <li> of each step, in place. Every value is set as text.
+  function node(tag, cls, text) {
+    var el = document.createElement(tag);
+    if (cls) el.className = cls;
+    if (text != null && text !== "") el.textContent = text;
+    return el;
+  }
+  function plural(n, word) { return n + " " + (n === 1 ? word : word + "s"); }
+
+  function message(m, prefix) {
+    var box = node("div", "msg role-" + m.role), head = m.role;
+    if (m.tool_call_id) head += " · " + m.tool_call_id;
+    if (m.cut) head += " · " + m.cut + " characters cut";
+    box.appendChild(node("span", "msg-role", head));
+    if (m.shown_at === 0) box.appendChild(node("p", "muted shown-at", "the system prompt, shown above the trajectory"));
+    else if (m.shown_at != null) {
+      var p = node("p", "muted shown-at", "the text of "), a = node("a", null, "step " + m.shown_at);
+      a.setAttribute("href", "#" + prefix + m.shown_at);
+      p.appendChild(a); box.appendChild(p);
+    }
+    if (m.thinking) box.appendChild(node("pre", "text thinking", m.thinking));
+    if (m.text) box.appendChild(node("pre", "text", m.text));
+    (m.tool_calls || []).forEach(function (c) { box.appendChild(node("pre", "args", c)); });
+    return box;
+  }
+
+  // What a model call sent and received, folded: the new messages, the tools offered, the reply.
+  function callMessages(c, prefix) {
+    var box = node("details", "call-messages");
+    box.appendChild(node("summary", null, c.summary));
+    if (c.sent_from) {
+      box.appendChild(node("p", "muted", plural(c.sent_from, "earlier message")
+        + " of the conversation not repeated: sent and received by the calls before."));
+    }
+    if (c.tools) box.appendChild(node("p", "muted", "tools offered: " + c.tools));
+    [["sent", c.sent || []], ["received", c.received ? [c.received] : []]].forEach(function (section) {
+      if (!section[1].length) return;
+      var part = node("div", "msgs " + section[0]);
+      part.appendChild(node("h4", null, section[0]));
+      section[1].forEach(function (m) { part.appendChild(message(m, prefix)); });
+      box.appendChild(part);
+    });
+    return box;
+  }
+
+  function folded(summary, cls, text, preCls) {
+    var box = node("details", cls);
+    box.appendChild(node("summary", null, summary));
+    box.appendChild(node("pre", preCls, text));
+    return box;
+  }
+
+  function stepItem(s, prefix) {
+    var li = node("li", "step k-" + s.kind + (s.error ? " is-error" : ""));
+    li.setAttribute("id", prefix + s.number);
+    li.setAttribute("data-kind", s.kind);
+    var head = node("div", "step-head");
+    head.appendChild(node("span", "num", String(s.number)));
+    head.appendChild(node("span", "kind", s.title));
+    head.appendChild(node("span", "offset", s.offset));
+    (s.badges || []).forEach(function (b) { head.appendChild(node("span", "badge", b)); });
+    li.appendChild(head);
+    if (s.text != null) li.appendChild(s.folded ? folded(plural(s.lines, "line"), null, s.text, "text") : node("pre", "text", s.text));
+    if (s.call) li.appendChild(callMessages(s.call, prefix));
+    if (s.arguments != null) li.appendChild(node("pre", "args", s.arguments));
+    if (s.kind === "tool_use") {
+      if (s.result == null) li.appendChild(node("p", "muted", "no result recorded"));
+      else if (s.result_folded) li.appendChild(folded("output: " + plural(s.result_lines, "line") + " (folded)", "output", s.result, null));
+      else li.appendChild(node("pre", "output", s.result));
+    }
+    if (s.subagent) {  // its steps under ids <prefix><n>-<m>
+      var sub = s.subagent, box = node("details", "subagent");
+      box.setAttribute("id", prefix + s.number + "-sub");
+      box.appendChild(node("summary", null, "subagent " + sub.label + ": " + plural(sub.steps.length, "step")));
+      (sub.notices || []).forEach(function (n) { box.appendChild(node("p", "notice", n)); });
+      var list = node("ol", "steps nested");
+      list.appendChild(stepItems(sub.steps, prefix + s.number + "-"));
+      box.appendChild(list);
+      li.appendChild(box);
+    }
+    return li;
+  }
+
+  function stepItems(steps, prefix) {
+    var items = document.createDocumentFragment();
+    steps.forEach(function (s) { items.appendChild(stepItem(s, prefix)); });
+    return items;
+  }
+
+  function drawSteps() {
+    Array.prototype.forEach.call(document.querySelectorAll("ol.steps > script.steps-data"), function (el) {
+      if (el.dataset.drawn) return;
+      el.parentNode.insertBefore(stepItems(JSON.parse(el.textContent), el.dataset.prefix || "step-"), el);
+      el.dataset.drawn = "1";
+    });
+  }
+
   function isLive() { return document.body.dataset.live === "1"; }
 
   function draw() {
@@ -303,6 +401,7 @@
           var y = window.scrollY;
           main.innerHTML = fresh.innerHTML;
           main.dataset.version = fresh.dataset.version;
+          drawSteps();
           open.forEach(function (id) { var el = id && document.getElementById(id); var d = el && el.querySelector("details"); if (d) d.open = true; });
           draw(); results(); filter();
           window.scrollTo(0, y);
@@ -319,6 +418,7 @@
   }
 
   window.agentrigPlots = {line: line, colors: COLORS, draw: draw};
+  drawSteps();
   draw();
   results();
   // the first screen is drawn (cards, plots, the first rows): what bench/bench_view.py times
