@@ -159,6 +159,24 @@ def test_search_shard_text_cannot_leave_its_script(tmp_path: Path) -> None:
     assert "<" not in body and ">" not in body and "\u2028" not in body and "\\u003c/script\\u003e" in body
 
 
+def test_trajectory_data_cannot_leave_its_script(tmp_path: Path) -> None:
+    """A step's text that tries to end the page's steps element: written as escapes, read back unchanged."""
+    from agentrig.view.render import Report
+
+    run = write_run(tmp_path / "run", {"p": [CheckpointPlan("c", calls=1)]})
+    from agentrig.run.atomic import append_line
+    from agentrig.trajectory import AgentTextStep
+
+    hostile = "</script><script>alert(1)</script><!--&amp;\u2028\u2029"
+    append_line(run / "p/c/trajectory.jsonl", AgentTextStep(content=hostile).model_dump_json())
+    body = Report([run]).render("/runs/1/p/c.html").body.decode()
+    data = STEPS_DATA.search(body)
+    assert data is not None
+    assert not set(data.group(1)) & set("<>&\u2028\u2029"), data.group(1)
+    assert json.loads(data.group(1))[-1]["text"] == hostile
+    assert "<script>alert(1)" not in body
+
+
 def test_subagent_trajectories_nest_and_stay_inside_the_run(tmp_path: Path) -> None:
     from agentrig.view.render import Report
     from agentrig.view.subagents import subagent_place

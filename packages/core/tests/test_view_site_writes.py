@@ -1,9 +1,12 @@
-"""Writing the static report (issue 25, item 13): each directory of the report is checked by ``guard`` once,
-not once per page, and a page whose path leaves the report is refused all the same."""
+"""Writing the static report (issue 25, item 13): each directory of the report is checked by ``guard`` and
+made once, not once per page, a page whose path leaves the report is refused all the same, a page replaces a
+link in its place without following it, and the collector runs once per problem run while pages are
+written."""
 
 from __future__ import annotations
 
 import os
+from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -61,3 +64,72 @@ def test_forked_writers_leave_the_collector_as_it_was(tmp_path: Path, monkeypatc
     with pytest.raises(OSError):
         site.write_site(Report([run], cache_runs=True), blocked)
     assert gc.get_freeze_count() == 0
+
+
+def test_each_directory_is_made_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    run = synthetic_run(tmp_path / "run", checkpoints=20, steps=5, per_problem=10)
+    out = tmp_path / "site"
+    real = os.mkdir
+    made: list[str] = []
+
+    def counting(path: object, *args: object, **kwargs: object) -> None:
+        made.append(str(path))
+        real(path, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(os, "mkdir", counting)
+    count = site.write_site(Report([run], cache_runs=True), out)
+    monkeypatch.setattr(os, "mkdir", real)
+    directories = {p.parent for p in out.rglob("*") if p.is_file()}
+    assert count > 4 * len(directories)
+    # a few times at most (``mkdir(parents=True)`` tries a directory, makes its parent, tries again; the root is made
+    # before the pages, and before the index), not once per page (10 pages in a problem run's directory here)
+    assert max(Counter(made).values()) <= 3, Counter(made)
+
+
+def test_a_page_replaces_a_link_in_its_place_and_leaves_no_temporary_file(tmp_path: Path) -> None:
+    out = tmp_path / "site"
+    site._write(out, "runs/1/first.html", b"first")  # the directory checked and made
+    outside = tmp_path / "outside.txt"
+    outside.write_bytes(b"outside the report")
+    (out / "runs/1/page.html").symlink_to(outside)
+    site._write(out, "runs/1/page.html", b"the page")
+    site._write(out, "runs/1/first.html", b"again")
+    assert outside.read_bytes() == b"outside the report"
+    page = out / "runs/1/page.html"
+    assert not page.is_symlink() and page.read_bytes() == b"the page"
+    assert (out / "runs/1/first.html").read_bytes() == b"again"
+    assert sorted(p.name for p in (out / "runs/1").iterdir()) == ["first.html", "page.html"]
+
+
+def test_a_failed_page_leaves_no_temporary_file(tmp_path: Path) -> None:
+    out = tmp_path / "site"
+    site._write(out, "runs/1/first.html", b"first")
+    (out / "runs/1/page.html").mkdir()  # a directory where the page goes: the rename fails
+    with pytest.raises(OSError):
+        site._write(out, "runs/1/page.html", b"the page")
+    assert sorted(p.name for p in (out / "runs/1").iterdir()) == ["first.html", "page.html"]
+
+
+def test_the_collector_runs_once_per_problem_run(tmp_path: Path) -> None:
+    """While pages are written, no automatic collection (each went through every object the run read); one
+    collection of the young objects after each problem run; the collector as it was afterwards."""
+    import gc
+
+    run = synthetic_run(tmp_path / "run", checkpoints=12, steps=20, per_problem=3)
+    report = Report([run], cache_runs=True)
+    report.runs()
+    collections: list[int] = []
+
+    def record(phase: str, info: dict[str, int]) -> None:
+        if phase == "start":
+            collections.append(info["generation"])
+
+    gc.collect()
+    gc.callbacks.append(record)
+    try:
+        written = site._write_pages(report, tmp_path / "site", report.problem_runs())
+    finally:
+        gc.callbacks.remove(record)
+    assert written == 4 * (3 + 2)  # per problem run: 3 checkpoint pages, its page, its search shard
+    assert collections == [1, 1, 1, 1]
+    assert gc.isenabled()

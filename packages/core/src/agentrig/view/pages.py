@@ -11,14 +11,13 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 from html import escape
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlencode
 
 from markupsafe import Markup
 
 
 from agentrig.formatting import plural
-from agentrig.report.compare import Comparison, VerdictChange, compare
 from agentrig.report.metrics import headline_text, metric_value, metrics_text
 from agentrig.report.passk import pass_at_k_lines
 from agentrig.report.reader import CheckpointDetail, CheckpointEntry, LoadedRun, UnknownStep
@@ -27,9 +26,11 @@ from agentrig.report.text import test_results
 from agentrig.view.calls import call_data, system_prompt
 from agentrig.view.forks import fork_link
 from agentrig.view.paths import SEARCH, STEPS_PER_PAGE, checkpoint_page, problem_page
-from agentrig.view.statistics import statistics_context
 from agentrig.view.steps import StepData, SubagentData, script_json, steps_script
 from agentrig.view.subagents import SUBAGENT_DEPTH, read_subagent_steps, subagent_place
+
+if TYPE_CHECKING:
+    from agentrig.report.compare import Comparison, VerdictChange
 
 FOLD_LINES = 12
 FOLD_CHARS = 1500
@@ -209,6 +210,10 @@ def results_json(table: list[TableRow]) -> str:
 
 def index_page(runs: list[LoadedRun]) -> dict[str, Any]:
     """The report's first page: each run, verdict changes, plots, and the results table."""
+    # imported here: comparing runs and their statistics are the index's alone (not every checkpoint page's)
+    from agentrig.report.compare import compare
+    from agentrig.view.statistics import statistics_context
+
     comparison: Comparison | None = compare(runs) if len(runs) > 1 else None
     keys: dict[tuple[str, str], None] = {}
     by_run: list[dict[tuple[str, str], CheckpointEntry]] = []

@@ -2,11 +2,19 @@
 
 from __future__ import annotations
 
-from urllib.parse import quote
+from functools import lru_cache
+from urllib.parse import quote as _quote
 
 INDEX = "index.html"
 ASSETS = "assets"
 STEPS_PER_PAGE = 400
+
+
+@lru_cache(maxsize=4096)
+def quote(segment: str, safe: str = "") -> str:
+    """``segment`` quoted for a page's path (:func:`urllib.parse.quote`), each name once: a report spells the same
+    problem and checkpoint names in thousands of links."""
+    return _quote(segment, safe=safe)
 
 
 def checkpoint_page(run: int, problem: str, checkpoint: str, part: int = 1) -> str:
