@@ -17,7 +17,9 @@ from agentrig.testing.runs import CheckpointPlan, outcome_run, write_run
 from agentrig.view.paths import STEPS_PER_PAGE
 
 #: A page's trajectory steps, as the page embeds them for its script to draw.
-STEPS_DATA = re.compile(r'<ol class="steps" id="steps"><script type="application/json" class="steps-data" data-prefix="step-">(.*?)</script>')
+STEPS_DATA = re.compile(
+    r'<ol class="steps" id="steps"><script type="application/json" class="steps-data" data-prefix="step-">(.*?)</script>'
+)
 
 
 def one_error_line(err: str) -> str:

@@ -36,7 +36,9 @@ def test_the_checkpoint_page_lists_its_tries_with_their_errors_and_trajectories(
     assert page.count('<a href="#try-1">try 1</a>') == 1 and '<a href="#try-2">try 2</a>' in page
     assert "server_error (HTTP 500) after 2 attempts" in page and "automatic retry" in page and "--retry-errors" in page
     assert '<details class="try" id="try-1">' in page
-    tries = re.findall(r'<ol class="steps"><script type="application/json" class="steps-data" data-prefix="(try-[12]-step-)">(.*?)</script>', page)
+    tries = re.findall(
+        r'<ol class="steps"><script type="application/json" class="steps-data" data-prefix="(try-[12]-step-)">(.*?)</script>', page
+    )
     assert [prefix for prefix, _ in tries] == ["try-1-step-", "try-2-step-"]  # their own step ids: try-1-step-1, ...
     assert [step["number"] for step in json.loads(tries[0][1])][:2] == [1, 2]
     others = Report([run]).render("/runs/1/alpha/first.html").body.decode()

@@ -9,13 +9,12 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from datetime import datetime, timezone
-from pathlib import Path
 from html import escape
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlencode
 
 from markupsafe import Markup
-
 
 from agentrig.formatting import plural
 from agentrig.report.metrics import headline_text, metric_value, metrics_text

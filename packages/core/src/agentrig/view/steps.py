@@ -93,7 +93,7 @@ def script_json(data: Any) -> str:
     say) can close the element or pull the rest of the page into it; ``JSON.parse`` of the element's text
     gives ``data`` back unchanged.
     """
-    text = json.dumps(data)  # ensure_ascii: U+2028 and U+2029 are written as \u2028 and \u2029
+    text = json.dumps(data, check_circular=False)  # ensure_ascii: U+2028 and U+2029 are written as escapes
     for char, replacement in _SCRIPT_ESCAPES:
         if char in text:
             text = text.replace(char, replacement)
