@@ -70,10 +70,11 @@ def test_static_report_of_a_real_run_in_chromium(greeter_run: Path, tmp_path: Pa
     legend = page.locator("#plot-time .bar-legend").inner_text()  # the time split: its parts add up to its total
     parts = {name: float(value.rstrip("s")) for name, value in (p.rsplit(" ", 1) for p in legend.split(" · "))}
     total = parts.pop("total")
-    assert sum(parts.values()) == pytest.approx(total, abs=0.05)
+    assert sum(parts.values()) == pytest.approx(total, abs=1e-9)  # shown parts rounded to add up to the shown total
     line = next(json.loads(x) for x in (greeter_run / "results.jsonl").read_text().splitlines() if "command_line" in x)
     assert total == pytest.approx(line["elapsed"], abs=0.05)
-    assert parts["model"] + parts["tools"] + parts["other agent"] == pytest.approx(line["agent_elapsed"], abs=0.05)
+    # each shown part is within a tenth of its own time (rounded with the others to the shown total)
+    assert parts["model"] + parts["tools"] + parts["other agent"] == pytest.approx(line["agent_elapsed"], abs=0.35)
     page.screenshot(path=str(screenshots / "real-run-checkpoint.png"), full_page=True)
     assert errors == []
     page.close()

@@ -150,6 +150,20 @@
   // Seconds to the tenth, or to the hundredth in a bar under a second.
   function seconds(v, total) { return (v || 0).toFixed(total < 1 ? 2 : 1) + "s"; }
 
+  // The parts of a bar rounded as `seconds` rounds them, so that the shown parts add up to the shown
+  // total (largest remainders get the units that rounding each part on its own would lose or add).
+  function roundedParts(parts, total) {
+    var scale = total < 1 ? 100 : 10, keys = Object.keys(parts), units = {}, sum = 0;
+    keys.forEach(function (k) { units[k] = Math.floor((parts[k] || 0) * scale); sum += units[k]; });
+    var left = Math.round(total * scale) - sum;
+    keys.slice().sort(function (a, b) {
+      return ((parts[b] || 0) * scale - units[b]) - ((parts[a] || 0) * scale - units[a]);
+    }).forEach(function (k) { if (left > 0 && (parts[k] || 0) > 0) { units[k] += 1; left -= 1; } });
+    var shown = {};
+    keys.forEach(function (k) { shown[k] = units[k] / scale; });
+    return shown;
+  }
+
   // Stacked bars of time parts: `rows` of {label, title, parts: {name: seconds}, note}.
   function bars(el, rows) {
     if (!el) return;
@@ -174,7 +188,8 @@
         bar.appendChild(seg);
       });
       var legend = document.createElement("span"); legend.className = "bar-legend";
-      legend.textContent = Object.keys(r.parts).map(function (k) { return k + " " + seconds(r.parts[k], r.total); }).join(" · ")
+      var shown = roundedParts(r.parts, r.total);
+      legend.textContent = Object.keys(r.parts).map(function (k) { return k + " " + seconds(shown[k], r.total); }).join(" · ")
         + " · total " + seconds(r.total, r.total);
       row.appendChild(label); row.appendChild(bar); row.appendChild(legend);
       if (r.note) { var note = document.createElement("span"); note.className = "bar-note"; note.textContent = r.note; row.appendChild(note); }
