@@ -7,6 +7,7 @@ from collections.abc import Iterator
 import pytest
 
 from agentrig.testing.fake_anthropic import FakeAnthropicServer
+from agentrig.testing.fake_gemini import FakeGeminiServer
 from agentrig.testing.fake_openai import FakeOpenAIServer
 
 
@@ -25,4 +26,11 @@ def fake_openai_server() -> Iterator[FakeOpenAIServer]:
 def fake_anthropic_server() -> Iterator[FakeAnthropicServer]:
     """A started :class:`FakeAnthropicServer` (``ANTHROPIC_BASE_URL=server.base_url``)."""
     with FakeAnthropicServer() as server:
+        yield server
+
+
+@pytest.fixture
+def fake_gemini_server() -> Iterator[FakeGeminiServer]:
+    """A started :class:`FakeGeminiServer` (``GOOGLE_GEMINI_BASE_URL=server.base_url``)."""
+    with FakeGeminiServer() as server:
         yield server

@@ -310,7 +310,7 @@ class FakeModelServer(ABC):
     @property
     def model_requests(self) -> list[RecordedRequest]:
         """Only the model calls (``POST`` to the model paths)."""
-        return [r for r in self.requests if r.method == "POST" and r.path in self.model_paths]
+        return [r for r in self.requests if r.method == "POST" and self.is_model_path(r.path)]
 
     def wait_for_requests(self, count: int, timeout: float = 10.0) -> list[RecordedRequest]:
         """Wait until ``count`` model requests arrived; returns them (raises TimeoutError)."""
@@ -387,6 +387,16 @@ class FakeModelServer(ABC):
         endpoints picks its shape per endpoint); by default :meth:`stream_error`."""
         return self.stream_error(error_type, message)
 
+    def is_model_path(self, path: str) -> bool:
+        """Whether ``path`` is a model call's (one of :attr:`model_paths`; a server whose paths
+        carry the model's name, as Gemini's do, matches them its own way)."""
+        return path in self.model_paths
+
+    def wants_stream(self, request: RecordedRequest) -> bool:
+        """Whether ``request`` asks for a streamed reply: its body's ``stream`` by default (an API
+        that streams by path, as Gemini's ``:streamGenerateContent``, says so its own way)."""
+        return request.stream
+
     def handle_other(self, request: RecordedRequest) -> RawResponse | None:
         """Answer requests to paths other than the model paths (``None``: 404)."""
         return None
@@ -451,7 +461,7 @@ class _Handler(BaseHTTPRequestHandler):
     def _dispatch(self, request: RecordedRequest) -> None:
         fake = self.fake
         try:
-            if request.method == "POST" and request.path in fake.model_paths:
+            if request.method == "POST" and fake.is_model_path(request.path):
                 self._answer_model(request)
                 return
             other = fake.handle_other(request)
@@ -486,7 +496,7 @@ class _Handler(BaseHTTPRequestHandler):
             self._send_raw(item)
         elif isinstance(item, FakeReply):
             fake._sleep(item.delay)
-            if request.stream:
+            if fake.wants_stream(request):
                 self._stream(request, item)
             else:
                 self._send_json(200, fake.render_reply(request, item), item.headers)
