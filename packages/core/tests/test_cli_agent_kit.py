@@ -53,3 +53,28 @@ def test_a_missing_cli_skips_locally_and_fails_under_ci(tmp_path: Path, monkeypa
     monkeypatch.setenv("CI", "1")
     with pytest.raises(pytest.fail.Exception, match="CI is set but the pinned Demo CLI is missing"):
         find_cli_binary(**kwargs)
+
+
+def test_log_tail_hands_over_whole_new_lines_of_matching_files(tmp_path: Path) -> None:
+    from agentrig.agents.cli_log import LogTail
+
+    logs = tmp_path / "logs"
+    (logs / "a").mkdir(parents=True)
+    old = logs / "a" / "session-1.jsonl"
+    old.write_text("before\n")
+    (logs / "a" / "other.txt").write_text("not a log\n")
+    tail = LogTail(logs, "session-*.jsonl")
+    tail.mark()
+    assert tail.read_new() == []
+    with open(old, "a") as handle:
+        handle.write("one\ntw")  # an unfinished line waits for its newline
+    new = logs / "b" / "session-2.jsonl"
+    new.parent.mkdir()
+    new.write_text("first\n")
+    (logs / "b" / "session-3.jsonl").symlink_to(old)  # not followed: the directory is the CLI's
+    assert tail.read_new() == ["one", "first"]
+    with open(old, "a") as handle:
+        handle.write("o\n")
+    assert tail.read_new() == ["two"]
+    assert tail.logs() == [old, new]
+    assert LogTail(tmp_path / "missing", "*.jsonl").read_new() == []

@@ -25,7 +25,6 @@ from agentrig.agents.cli_agent import (
 )
 from agentrig.agents.interface import AgentConfigBase, AgentContext
 from agentrig.errors import AgentSetupError, AgentStepError
-from agentrig.runtime.interface import Invocation
 from agentrig.trajectory import UserStep
 from agentrig.usage import TokenUsage
 from agentrig_codex.command import OPENAI_BASE_URL, build_argv, build_env, config_toml
@@ -37,12 +36,9 @@ if TYPE_CHECKING:
     from agentrig.agents.session import Session
     from agentrig.credentials import ProviderCredential
     from agentrig.model_definition import ModelDefinition, ThinkingPreset
-    from agentrig.runtime.interface import RuntimeProcess
-    from agentrig_codex.exec_json import CodexExecParser
+    from agentrig.agents.stream import StreamParser
 
 CODEX_HOME_NAME = ".codex"
-#: Seconds between reads of the CLI's session log while it runs.
-LOG_POLL = 0.1
 
 ARTIFACT_OUTCOME = "codex_outcome.json"
 ARTIFACT_LAUNCH = "codex_launch.json"
@@ -199,67 +195,17 @@ class CodexAgent(CliAgent):
                 " a parser of the codex-exec-json kind (a subclass of agentrig_codex.exec_json.CodexExecParser)"
             )
         self._log_tail.mark()
-        process = self._runtime.start(
-            Invocation(argv, env=self._env, timeout=self.config.timeout, idle_timeout=self.config.idle_timeout, stdin=task)
-        )
-        self._process = process
-        try:
-            self._pump(process, parser)
-        finally:
-            if process.poll() is None:  # a listener raised (a stop asked by the runner): no orphan CLI
-                process.kill()
-                process.wait()
-            self._process = None
+        self._run_cli(argv, task, parser)
         return parser.outcome
 
-    def _pump(self, process: RuntimeProcess, parser: CodexExecParser) -> None:
-        """Feed the stream and the growing session log to the parser; kill the CLI at a limit.
+    def _read_side_log(self, parser: StreamParser) -> None:
+        """The session log's new lines: its ``token_usage_record`` of each model call (see :mod:`agentrig_codex.exec_json`)."""
+        from agentrig_codex.exec_json import CodexExecParser
 
-        The session log is also read every :data:`LOG_POLL` seconds by a watcher thread: a
-        model call's usage is logged while the tool it asked for runs and the CLI writes
-        nothing, and a limit must end that tool then, not when it is done.
-        """
-        import threading
-
-        assert self._scratch is not None
-        lock = threading.Lock()
-        done = threading.Event()
-
-        def watch() -> None:
-            while not done.wait(LOG_POLL):
-                with lock:
-                    self._read_log(parser)
-                    self._check_live_limit(process)
-
-        watcher = threading.Thread(target=watch, name="codex-session-log", daemon=True)
-        watcher.start()
-        try:
-            with self._open_streams() as (out, err):
-                for event in process.events():
-                    self._record(event, out, err)
-                    with lock:
-                        self._read_log(parser)
-                        parser.consume(event)
-                        steps = list(parser.drain_steps())
-                        if event.kind != "finished":
-                            self._check_live_limit(process)
-                    for step in steps:
-                        self._emit(step)
-        finally:
-            done.set()
-            watcher.join()
-        self._read_log(parser)
-        for step in parser.finish():
-            self._emit(step)
-
-    def _read_log(self, parser: CodexExecParser) -> None:
-        assert self._log_tail is not None
+        if self._log_tail is None or not isinstance(parser, CodexExecParser):
+            return
         for line in self._log_tail.read_new():
             parser.consume_session_line(line)
-
-    def _check_live_limit(self, process: RuntimeProcess) -> None:
-        if self._limit_hit is None:
-            self._kill_at_limit(process, self.limit_reached())
 
     def _conclude(self, outcome: CodexOutcome) -> None:
         """Turn how the CLI ended into a stop reason, a limit or an error."""

@@ -30,6 +30,7 @@ if TYPE_CHECKING:
     from agentrig.agents.cli_config import CliAgentConfig
     from agentrig.agents.mcp import McpHttpServer, McpStdioServer
     from agentrig.agents.session import Session
+    from agentrig.agents.stream import StreamParser
     from agentrig.credentials import ProviderCredential
     from agentrig.model_definition import ModelDefinition
     from agentrig.runtime.interface import Runtime, RuntimeEvent, RuntimeProcess
@@ -64,14 +65,17 @@ class CliAgent(Agent):
 
     Subclasses set :attr:`cli_name` and :attr:`npm_package`, call
     :meth:`_setup_state_dir` and :meth:`_probe_version` in ``setup``, stream
-    the CLI through :meth:`_open_streams` and :meth:`_record`, and start
-    :meth:`_conclude` with :meth:`_conclude_kill`.
+    the CLI through :meth:`_open_streams` and :meth:`_record` (or run it
+    whole with :meth:`_run_cli`, reading a side log through
+    :meth:`_read_side_log`), and start :meth:`_conclude` with :meth:`_conclude_kill`.
     """
 
     #: How messages name the CLI ("the Codex CLI").
     cli_name: ClassVar[str] = "CLI"
     #: The npm package that installs the CLI (named in the install hint).
     npm_package: ClassVar[str] = ""
+    #: Seconds between reads of the CLI's side log (:meth:`_read_side_log`) while it runs.
+    side_log_poll: ClassVar[float] = 0.1
 
     def __init__(
         self,
@@ -208,6 +212,70 @@ class CliAgent(Agent):
         if handle is not None:
             handle.write(self._scrub(event.text))
             handle.flush()  # the stream on disk keeps up with the CLI: a crash loses nothing written
+
+    def _run_cli(self, argv: list[str], stdin: str, parser: StreamParser) -> None:
+        """Run ``argv`` in the session's runtime with ``stdin``, through :meth:`_pump`; no CLI outlives it."""
+        from agentrig.runtime.interface import Invocation
+
+        assert self._runtime is not None
+        process = self._runtime.start(
+            Invocation(argv, env=self._env, timeout=self.config.timeout, idle_timeout=self.config.idle_timeout, stdin=stdin)
+        )
+        self._process = process
+        try:
+            self._pump(process, parser)
+        finally:
+            if process.poll() is None:  # a listener raised (a stop asked by the runner): no orphan CLI
+                process.kill()
+                process.wait()
+            self._process = None
+
+    def _read_side_log(self, parser: StreamParser) -> None:
+        """Hand what the CLI logged besides its stream since the last call to ``parser``; by default nothing."""
+
+    def _pump(self, process: RuntimeProcess, parser: StreamParser) -> None:
+        """Feed the CLI's stream and its side log to ``parser``, emit the steps, kill the CLI at a limit.
+
+        A CLI that logs a model call's usage in a file of its own does so while the tool that
+        call asked for runs and its stream is silent: a watcher thread also reads the side log
+        every :attr:`side_log_poll` seconds, so a limit ends that tool then, not when it is done.
+        """
+        import threading
+
+        lock = threading.Lock()
+        done = threading.Event()
+
+        def watch() -> None:
+            while not done.wait(self.side_log_poll):
+                with lock:
+                    self._read_side_log(parser)
+                    self._check_live_limit(process)
+
+        watcher = threading.Thread(target=watch, name=f"{self.agent_name}-side-log", daemon=True)
+        watcher.start()
+        try:
+            with self._open_streams() as (out, err):
+                for event in process.events():
+                    self._record(event, out, err)
+                    with lock:
+                        self._read_side_log(parser)
+                        parser.consume(event)
+                        steps = list(parser.drain_steps())
+                        if event.kind != "finished":
+                            self._check_live_limit(process)
+                    for step in steps:
+                        self._emit(step)
+        finally:
+            done.set()
+            watcher.join()
+        self._read_side_log(parser)
+        for step in parser.finish():
+            self._emit(step)
+
+    def _check_live_limit(self, process: RuntimeProcess) -> None:
+        """Kill the CLI for the first limit its usage so far reaches."""
+        if self._limit_hit is None:
+            self._kill_at_limit(process, self.limit_reached())
 
     def _kill_at_limit(self, process: RuntimeProcess, reason: str | None) -> None:
         """Keep the first limit reached (``reason``) and kill the CLI's process tree for it."""
