@@ -34,6 +34,7 @@ def test_agents_from_wheels_with_distribution_and_version(fresh_venv):
         "claude_code": ("agentrig-claude-code", "0.1.0"),
         "codex": ("agentrig-codex", "0.1.0"),
         "opencode": ("agentrig-opencode", "0.1.0"),
+        "gemini_cli": ("agentrig-gemini-cli", "0.1.0"),
         "miniswe": ("agentrig-miniswe", "0.1.0"),
         "react": ("agentrig-react", "0.1.0"),
         "echo": ("thirdparty-echo-agent", "4.2.0"),
@@ -56,6 +57,7 @@ def test_listing_does_not_import_agent_implementations(fresh_venv):
         "         'agentrig_react.config', 'agentrig_miniswe.config', 'agentrig_claude_code.config',\n"
         "         'agentrig_codex.agent', 'agentrig_codex.config', 'agentrig_codex.exec_json',\n"
         "         'agentrig_opencode.agent', 'agentrig_opencode.config', 'agentrig_opencode.run_json',\n"
+        "         'agentrig_gemini_cli.agent', 'agentrig_gemini_cli.config', 'agentrig_gemini_cli.stream_json',\n"
         "         'thirdparty_agent.agent', 'minisweagent', 'litellm', 'openai', 'anthropic', 'docker',\n"
         "         'pydantic', 'ray', 'agentrig_ray.executor']\n"
         "print([m for m in heavy if m in sys.modules])\n"

@@ -1,0 +1,206 @@
+"""End to end: the real pinned ``gemini`` CLI, run by the agent in a local session, against the fake Gemini API."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from agentrig import AgentCostLimits, AgentSetupError
+from agentrig.model_definition import ThinkingPreset
+from agentrig.pricing import APIPricing
+from agentrig.trajectory import AgentTextStep, LLMCall, ThinkingStep, ToolUseStep, UserStep
+from agentrig_gemini_cli.agent import GeminiCliAgent
+
+#: The conftest's credential value and prices (conftest modules are not importable under importlib mode).
+API_KEY = "AIza-test-gemini-secret-0123456789"
+GEMINI_PRO = APIPricing(input=1.25, output=10.0, cache_read=0.125)
+
+pytestmark = pytest.mark.gemini_cli
+
+
+def shell(command: str, call_id: str | None = None) -> dict[str, Any]:
+    """A call of the CLI's own shell tool, ``run_shell_command`` taking ``command``."""
+    call: dict[str, Any] = {"name": "run_shell_command", "arguments": {"command": command}}
+    if call_id:
+        call["id"] = call_id
+    return call
+
+
+def run_steps(agent: GeminiCliAgent) -> list[Any]:
+    steps: list[Any] = []
+    agent.add_step_listener(steps.append)
+    return steps
+
+
+def test_shell_tool_creates_a_file_with_steps_usage_and_cost(
+    make_agent: Callable[..., GeminiCliAgent], session: Any, fake_gemini_server: Any, tmp_path: Path
+) -> None:
+    server = fake_gemini_server
+    server.add_reply("Creating it.", thinking="Use the shell.", tool_calls=[shell("printf 'hi\\n' > made.txt; echo made")],
+                     usage={"input": 1000, "output": 50, "cache_read": 200, "reasoning": 20})
+    server.add_reply("Done.", usage={"input": 1300, "output": 10})
+    agent = make_agent()
+    steps = run_steps(agent)
+    agent.setup(session)
+    assert agent.cli_version == "0.61.0"
+    result = agent.run_checkpoint("Create made.txt containing hi.")
+    assert not result.had_error, result.error_message
+    assert result.stop_reason == "completed"
+    assert (session.workspace.path / "made.txt").read_text() == "hi\n"
+    assert isinstance(steps[0], UserStep) and steps[0].content == "Create made.txt containing hi."
+    # an LLMCall is recorded when the CLI logs the reply (at its end, while its tool may already run):
+    # its place among the stream's steps depends on that timing, not its content
+    kinds = [s.kind for s in steps[1:]]
+    assert [k for k in kinds if k not in ("llm_call", "thinking")] == ["agent_text", "tool_use", "agent_text"]
+    assert kinds.count("llm_call") == 2
+    texts = [s.content for s in steps if isinstance(s, AgentTextStep)]
+    assert texts == ["Creating it.", "Done."]
+    tool = next(s for s in steps if isinstance(s, ToolUseStep))
+    assert tool.tool == "run_shell_command" and tool.arguments == {"command": "printf 'hi\\n' > made.txt; echo made"}
+    assert tool.result == "made" and not tool.is_error and tool.elapsed is not None and tool.tool_call_id
+    # the model's thought summary comes from the CLI's session log
+    assert any(isinstance(s, ThinkingStep) and "Use the shell." in s.content for s in steps)
+    # usage per model call, exact (Gemini's prompt counts cached input; thoughts are output)
+    calls = [s for s in steps if isinstance(s, LLMCall)]
+    assert [c.usage.input for c in calls] == [1000, 1300] and [c.usage.cache_read for c in calls] == [200, 0]
+    assert [c.usage.output for c in calls] == [50, 10] and calls[0].usage.reasoning == 20
+    assert all(c.model == "gemini-2.5-pro" and c.request_id for c in calls)
+    assert result.usage.steps == 2
+    assert result.usage.net_tokens.input == 2300 and result.usage.net_tokens.output == 60
+    # the tracker equals the CLI's own total (its result event), and cost is the pricing of exactly that
+    assert agent.outcome is not None and agent.outcome.cli_usage == result.usage.net_tokens
+    assert agent.outcome.stats is not None and agent.outcome.stats.total_tokens == 1200 + 50 + 1300 + 10
+    assert result.usage.cost == pytest.approx(GEMINI_PRO.get_cost(result.usage.net_tokens))
+    assert sum(c.cost or 0 for c in calls) == pytest.approx(result.usage.cost)
+    # the CLI spoke the Gemini API to the fake only, the key in a header, never on its command line
+    requests = server.model_requests
+    assert [r.path for r in requests] == ["/v1beta/models/gemini-2.5-pro:streamGenerateContent"] * 2
+    assert all(r.query == {"alt": "sse"} for r in requests)
+    assert requests[0].headers.get("x-goog-api-key") == API_KEY
+    answer = requests[1].body["contents"][-1]["parts"][0]["functionResponse"]
+    assert answer["name"] == "run_shell_command" and "made" in json.dumps(answer["response"])
+    assert server.requests == requests  # nothing else was asked of the fake either
+    assert agent.launch is not None and all(API_KEY not in arg for arg in agent.launch.argv)
+    # artifacts: the raw stream, the session log, the outcome; no secret anywhere
+    out = tmp_path / "artifacts"
+    agent.save_artifacts(out)
+    for name in ("stdout.jsonl", "session.jsonl", "trajectory.jsonl", "gemini_outcome.json", "gemini_launch.json",
+                 "gemini_settings.json"):
+        text = (out / name).read_text()
+        assert text and API_KEY not in text, name
+    assert json.loads((out / "gemini_outcome.json").read_text())["session_id"] == agent.session_id
+    agent.cleanup()
+
+
+def test_thinking_preset_becomes_the_clis_thinking_budget(
+    make_agent: Callable[..., GeminiCliAgent], session: Any, fake_gemini_server: Any, model_def: Any, credential: Any
+) -> None:
+    from agentrig.agents.interface import Agent, AgentContext
+    from agentrig_gemini_cli.config import GeminiCliConfig
+
+    fake_gemini_server.add_reply("Fine.")
+    config = GeminiCliConfig(binary=make_agent().config.binary, base_url=fake_gemini_server.base_url)
+    context = AgentContext(model=model_def, credential=credential, problem_name="t", thinking_preset=ThinkingPreset.LOW)
+    agent = Agent.from_config(config, context)
+    agent.setup(session)
+    result = agent.run_checkpoint("hi")
+    assert not result.had_error, result.error_message
+    (request,) = fake_gemini_server.model_requests
+    thinking = request.body["generationConfig"]["thinkingConfig"]
+    assert thinking["thinkingBudget"] == ThinkingPreset.LOW.budget_tokens() == 2048
+    agent.cleanup()
+
+
+def test_cost_limit_kills_the_cli_mid_tool(
+    make_agent: Callable[..., GeminiCliAgent], session: Any, fake_gemini_server: Any
+) -> None:
+    server = fake_gemini_server
+    # one expensive call (USD 1.25 of input) whose tool would run for a minute
+    command = "python3 -c 'import time; time.sleep(60)' GEMINI-SLEEPER && echo late > late.txt"
+    server.add_reply("Working.", tool_calls=[shell(command)], usage={"input": 1_000_000, "output": 10})
+    server.add_reply("Never.")
+    agent = make_agent(cost_limits=AgentCostLimits(cost_limit=1.0))
+    steps = run_steps(agent)
+    agent.setup(session)
+    started = time.monotonic()
+    result = agent.run_checkpoint("spend money")
+    elapsed = time.monotonic() - started
+    assert not result.had_error, result.error_message
+    assert result.stop_reason == "cost_limit"
+    assert result.usage.cost >= 1.0 and result.usage.steps == 1
+    assert elapsed < 30, f"the CLI was not killed promptly ({elapsed:.1f} s)"
+    assert len(server.model_requests) == 1
+    # the tool the CLI was running when it was killed is in the trajectory, marked interrupted
+    tool = next(s for s in steps if isinstance(s, ToolUseStep))
+    assert "GEMINI-SLEEPER" in tool.arguments["command"] and tool.is_error and tool.metadata == {"status": "interrupted"}
+    time.sleep(0.3)
+    leftover = os.popen("pgrep -f 'GEMINI-[S]LEEPER'").read().strip()
+    assert leftover == "", f"processes of the killed CLI survive: {leftover}"
+    assert not (session.workspace.path / "late.txt").exists()
+    agent.cleanup()
+
+
+def test_step_limit_kills_the_cli_after_that_many_model_calls(
+    make_agent: Callable[..., GeminiCliAgent], session: Any, fake_gemini_server: Any
+) -> None:
+    server = fake_gemini_server
+    server.add_reply("One.", tool_calls=[shell("echo one")])
+    server.add_reply("Two.", tool_calls=[shell("python3 -c 'import time; time.sleep(60)' GEMINI-STEPPER")])
+    server.add_reply("Never.")
+    agent = make_agent(cost_limits=AgentCostLimits(step_limit=2))
+    agent.setup(session)
+    result = agent.run_checkpoint("keep going")
+    assert result.stop_reason == "step_limit" and not result.had_error
+    assert result.usage.steps == 2 and len(server.model_requests) == 2
+    agent.cleanup()
+
+
+def test_next_checkpoint_resumes_the_session(
+    make_agent: Callable[..., GeminiCliAgent], session: Any, fake_gemini_server: Any
+) -> None:
+    server = fake_gemini_server
+    server.add_reply("First.", usage={"input": 100, "output": 5})
+    server.add_reply("Second.", usage={"input": 300, "output": 7})
+    agent = make_agent(reset_context=False)
+    agent.setup(session)
+    first = agent.run_checkpoint("one")
+    session_id = agent.session_id
+    assert session_id and first.usage.net_tokens.input == 100
+    agent.finish_checkpoint(reset_context=False)
+    second = agent.run_checkpoint("two")
+    assert not second.had_error, second.error_message
+    assert agent.launch is not None and agent.launch.resumed_session == session_id
+    assert agent.session_id == session_id
+    # the CLI counts one process's calls: the resumed run's total is its own
+    assert second.usage.net_tokens.input == 300 and second.usage.net_tokens.output == 7 and second.usage.steps == 1
+    contents = json.dumps(server.model_requests[1].body["contents"])
+    assert "one" in contents and "First." in contents
+    agent.cleanup()
+
+
+def test_api_error_is_one_clear_error(
+    make_agent: Callable[..., GeminiCliAgent], session: Any, fake_gemini_server: Any
+) -> None:
+    fake_gemini_server.add_fault(400, message="API key not valid. Please pass a valid API key.")
+    agent = make_agent(max_attempts=1)
+    agent.setup(session)
+    result = agent.run_checkpoint("hi")
+    assert result.had_error and result.stop_reason == "api_error"
+    assert result.error_message is not None and "API key not valid" in result.error_message
+    assert API_KEY not in result.error_message
+    assert len(fake_gemini_server.model_requests) == 1
+    agent.cleanup()
+
+
+def test_wrong_pinned_version_is_refused(make_agent: Callable[..., GeminiCliAgent], session: Any) -> None:
+    agent = make_agent(version="0.1.0")
+    with pytest.raises(AgentSetupError, match=re.escape("version 0.61.0, the agent config pins 0.1.0")):
+        agent.setup(session)
+    agent.cleanup()
