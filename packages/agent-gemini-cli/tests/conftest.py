@@ -31,6 +31,24 @@ def find_gemini_bin() -> str:
     )
 
 
+@pytest.fixture(scope="session")
+def gemini_image(docker_engine: Any, node_test_image: str) -> str:
+    """The agent's image from the package's own template (a no-op when it is already built).
+
+    Tests using it are marked ``xdist_group("gemini_image")``: one worker builds it and runs them all.
+    """
+    import time
+
+    from agentrig.runtime.images import ensure_agent_image
+    from agentrig_gemini_cli.config import GeminiCliConfig
+
+    config = GeminiCliConfig()
+    started = time.monotonic()
+    tag = ensure_agent_image("gemini_cli", config.version, config.docker_template, node_test_image, client=docker_engine)
+    print(f"gemini_cli image {tag}: ready in {time.monotonic() - started:.1f}s")
+    return tag
+
+
 @pytest.fixture
 def gemini_bin() -> str:
     """Path of the pinned ``gemini`` executable."""

@@ -25,9 +25,9 @@ FROM {{{{ base_image }}}}
 ENV NODE_EXTRA_CA_CERTS=/etc/ssl/certs/ca-certificates.crt
 RUN if ! node -e 'process.exit(Number(process.versions.node.split(".")[0]) >= 20 ? 0 : 1)'; then \\
       npm install --global --no-audit --no-fund node@{NODE_VERSION} && npm cache clean --force; \\
-    fi \\
- && node -e 'process.exit(Number(process.versions.node.split(".")[0]) >= 20 ? 0 : 1)'
-RUN npm install --global --no-audit --no-fund @google/gemini-cli@{{{{ version }}}} \\
+    fi
+RUN node -e 'process.exit(Number(process.versions.node.split(".")[0]) >= 20 ? 0 : 1)' \\
+ && npm install --global --no-audit --no-fund @google/gemini-cli@{{{{ version }}}} \\
  && npm cache clean --force \\
  && test "$(gemini --version)" = "{{{{ version }}}}"
 """
