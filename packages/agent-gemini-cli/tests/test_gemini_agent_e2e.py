@@ -204,3 +204,32 @@ def test_wrong_pinned_version_is_refused(make_agent: Callable[..., GeminiCliAgen
     with pytest.raises(AgentSetupError, match=re.escape("version 0.61.0, the agent config pins 0.1.0")):
         agent.setup(session)
     agent.cleanup()
+
+
+def test_the_cli_connects_to_nothing_but_the_model_endpoint(
+    make_agent: Callable[..., GeminiCliAgent], session: Any, fake_gemini_server: Any, gemini_bin: str, tmp_path: Path
+) -> None:
+    """Every socket the CLI (and what it starts) connects is the fake's: no DNS lookup, no usage statistics
+    (without the settings agentrig writes, the CLI resolves play.googleapis.com for Clearcut), no update check."""
+    import shutil
+    import stat
+
+    from agentrig.testing.prerequisites import require
+
+    strace = shutil.which("strace")
+    require(None if strace else "strace is not installed (apt-get install strace)", "strace is missing")
+    trace = tmp_path / "connect.trace"
+    wrapper = tmp_path / "gemini-traced"
+    wrapper.write_text(f'#!/bin/sh\nexec {strace} -f -qq -A -o {trace} -e trace=connect {gemini_bin} "$@"\n')
+    wrapper.chmod(wrapper.stat().st_mode | stat.S_IXUSR)
+    fake_gemini_server.add_reply("Looking.", tool_calls=[shell("echo ok")])
+    fake_gemini_server.add_reply("Done.")
+    agent = make_agent(binary=str(wrapper))
+    agent.setup(session)
+    result = agent.run_checkpoint("look around")
+    assert not result.had_error, result.error_message
+    connects = [line for line in trace.read_text().splitlines() if "AF_INET" in line]
+    targets = {re.search(r"sin6?_port=htons\((\d+)\).*?addr(?:=inet_addr|\(AF_INET6)?\(?\"?([0-9a-f.:]+)", line).groups()
+               for line in connects}
+    assert targets == {(str(fake_gemini_server.port), "127.0.0.1")}, connects
+    agent.cleanup()
