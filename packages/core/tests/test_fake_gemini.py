@@ -85,7 +85,8 @@ def test_generate_content_is_one_response_with_scripted_call_ids(fake_gemini_ser
     body = json.loads(data)
     candidate = body["candidates"][0]
     assert candidate["finishReason"] == "STOP" and candidate["content"]["role"] == "model"
-    assert candidate["content"]["parts"] == [{"functionCall": {"name": "write_file", "args": {"file_path": "a", "content": "x"}, "id": "c1"}}]
+    call = {"name": "write_file", "args": {"file_path": "a", "content": "x"}, "id": "c1"}
+    assert candidate["content"]["parts"] == [{"functionCall": call}]
     assert body["modelVersion"] == "gemini-2.5-flash"
     assert body["usageMetadata"]["promptTokenCount"] == 9 and body["usageMetadata"]["candidatesTokenCount"] == 4
 

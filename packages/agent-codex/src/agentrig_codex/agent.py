@@ -34,9 +34,9 @@ from agentrig_codex.session_log import SessionLogTail
 
 if TYPE_CHECKING:
     from agentrig.agents.session import Session
+    from agentrig.agents.stream import StreamParser
     from agentrig.credentials import ProviderCredential
     from agentrig.model_definition import ModelDefinition, ThinkingPreset
-    from agentrig.agents.stream import StreamParser
 
 CODEX_HOME_NAME = ".codex"
 

@@ -111,7 +111,8 @@ class FakeGeminiServer(FakeModelServer):
 
     def error_body(self, status: int, error_type: str | None, message: str | None) -> dict[str, Any]:
         """``{"error": {"code", "message", "status"}}``; ``error_type`` is used as ``status`` when it is Google's."""
-        kind = error_type if error_type in _HTTP_OF_STATUS else GOOGLE_STATUS.get(status, "INTERNAL" if status >= 500 else "INVALID_ARGUMENT")
+        fallback = "INTERNAL" if status >= 500 else "INVALID_ARGUMENT"
+        kind = error_type if error_type in _HTTP_OF_STATUS else GOOGLE_STATUS.get(status, fallback)
         return {"error": {"code": status, "message": message or kind.replace("_", " ").capitalize(), "status": kind}}
 
     def stream_error(self, error_type: str, message: str) -> bytes:

@@ -13,8 +13,11 @@ import pytest
 from agentrig.registry import PluginRegistry, get_registry, reset_registry
 
 # Fixture modules: one import line each (re-exported names are what pytest collects).
-from agentrig.testing.fake_fixtures import fake_anthropic_server as fake_anthropic_server, fake_openai_server as fake_openai_server
-from agentrig.testing.fake_fixtures import fake_gemini_server as fake_gemini_server
+from agentrig.testing.fake_fixtures import (
+    fake_anthropic_server as fake_anthropic_server,
+    fake_gemini_server as fake_gemini_server,
+    fake_openai_server as fake_openai_server,
+)
 
 pytest_plugins = [
     "agentrig.testing.docker", "agentrig.testing.browser", "agentrig.testing.llama", "agentrig.testing.sandbox",
