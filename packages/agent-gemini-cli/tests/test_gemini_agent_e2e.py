@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 import re
 import time
 from collections.abc import Callable
@@ -15,6 +14,7 @@ import pytest
 from agentrig import AgentCostLimits, AgentSetupError
 from agentrig.model_definition import ThinkingPreset
 from agentrig.pricing import APIPricing
+from agentrig.testing.cli_agents import live_processes, record_steps, sleeper_command
 from agentrig.trajectory import AgentTextStep, LLMCall, ThinkingStep, ToolUseStep, UserStep
 from agentrig_gemini_cli.agent import GeminiCliAgent
 
@@ -33,12 +33,6 @@ def shell(command: str, call_id: str | None = None) -> dict[str, Any]:
     return call
 
 
-def run_steps(agent: GeminiCliAgent) -> list[Any]:
-    steps: list[Any] = []
-    agent.add_step_listener(steps.append)
-    return steps
-
-
 def test_shell_tool_creates_a_file_with_steps_usage_and_cost(
     make_agent: Callable[..., GeminiCliAgent], session: Any, fake_gemini_server: Any, tmp_path: Path
 ) -> None:
@@ -47,7 +41,7 @@ def test_shell_tool_creates_a_file_with_steps_usage_and_cost(
                      usage={"input": 1000, "output": 50, "cache_read": 200, "reasoning": 20})
     server.add_reply("Done.", usage={"input": 1300, "output": 10})
     agent = make_agent()
-    steps = run_steps(agent)
+    steps = record_steps(agent)
     agent.setup(session)
     assert agent.cli_version == "0.61.0"
     result = agent.run_checkpoint("Create made.txt containing hi.")
@@ -123,11 +117,11 @@ def test_cost_limit_kills_the_cli_mid_tool(
 ) -> None:
     server = fake_gemini_server
     # one expensive call (USD 1.25 of input) whose tool would run for a minute
-    command = "python3 -c 'import time; time.sleep(60)' GEMINI-SLEEPER && echo late > late.txt"
+    command = sleeper_command("GEMINI-SLEEPER")
     server.add_reply("Working.", tool_calls=[shell(command)], usage={"input": 1_000_000, "output": 10})
     server.add_reply("Never.")
     agent = make_agent(cost_limits=AgentCostLimits(cost_limit=1.0))
-    steps = run_steps(agent)
+    steps = record_steps(agent)
     agent.setup(session)
     started = time.monotonic()
     result = agent.run_checkpoint("spend money")
@@ -141,8 +135,8 @@ def test_cost_limit_kills_the_cli_mid_tool(
     tool = next(s for s in steps if isinstance(s, ToolUseStep))
     assert "GEMINI-SLEEPER" in tool.arguments["command"] and tool.is_error and tool.metadata == {"status": "interrupted"}
     time.sleep(0.3)
-    leftover = os.popen("pgrep -f 'GEMINI-[S]LEEPER'").read().strip()
-    assert leftover == "", f"processes of the killed CLI survive: {leftover}"
+    leftover = live_processes("GEMINI-SLEEPER")
+    assert leftover == [], f"processes of the killed CLI survive: {leftover}"
     assert not (session.workspace.path / "late.txt").exists()
     agent.cleanup()
 
@@ -152,7 +146,7 @@ def test_step_limit_kills_the_cli_after_that_many_model_calls(
 ) -> None:
     server = fake_gemini_server
     server.add_reply("One.", tool_calls=[shell("echo one")])
-    server.add_reply("Two.", tool_calls=[shell("python3 -c 'import time; time.sleep(60)' GEMINI-STEPPER")])
+    server.add_reply("Two.", tool_calls=[shell(sleeper_command("GEMINI-STEPPER"))])
     server.add_reply("Never.")
     agent = make_agent(cost_limits=AgentCostLimits(step_limit=2))
     agent.setup(session)

@@ -155,3 +155,30 @@ def test_a_reserved_env_override_on_the_command_line_is_one_clear_line(tmp_path:
     )
     assert result.returncode == 2, result.stderr
     assert "Traceback" not in result.stderr and "GEMINI_CLI_HOME" in result.stderr
+
+
+def test_mcp_servers_become_the_settings_mcp_servers_in_the_clis_keys() -> None:
+    from agentrig.agents.mcp import McpHttpServer, McpStdioServer
+
+    servers = {
+        "local": McpStdioServer(command="python3", args=["-m", "srv"], env={"TOKEN": "t-1"}, tool_timeout=30),
+        "remote": McpHttpServer(url="http://127.0.0.1:8000/mcp", headers={"Authorization": "Bearer x"}),
+    }
+    settings = json.loads(GeminiSettings.build(model="m", thinking=None, max_attempts=None, mcp_servers=servers,
+                                               mcp_cwd="/workspace").to_json())
+    assert settings["mcpServers"] == {
+        "local": {"command": "python3", "args": ["-m", "srv"], "env": {"TOKEN": "t-1"}, "cwd": "/workspace",
+                  "timeout": 30000, "trust": True},
+        "remote": {"httpUrl": "http://127.0.0.1:8000/mcp", "headers": {"Authorization": "Bearer x"},
+                   "timeout": 120000, "trust": True},
+    }
+    assert "mcpServers" not in json.loads(GeminiSettings.build(model="m", thinking=None, max_attempts=None).to_json())
+
+
+def test_an_unset_mcp_secret_variable_is_one_clear_line(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("NOT_SET_ANYWHERE", raising=False)
+    config = GeminiCliConfig(mcp_servers={"probe": {"command": "srv", "env": {"K": "${NOT_SET_ANYWHERE}"}}})
+    model = ModelDefinition(provider="gemini", name="gemini-2.5-pro")
+    agent = Agent.from_config(config, AgentContext(model=model, credential=_credential()))
+    with pytest.raises(AgentSetupError, match=r"mcp_servers\.probe\.env\.K: environment variable NOT_SET_ANYWHERE is not set"):
+        agent.preflight()

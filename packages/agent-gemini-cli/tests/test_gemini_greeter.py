@@ -3,25 +3,20 @@
 from __future__ import annotations
 
 import json
-import os
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
+
+from agentrig.testing.cli_agents import GREETER_SOLUTION, agentrig_executable, cli_run_env, write_file_command
 
 pytestmark = pytest.mark.gemini_cli
 
 REPO = Path(__file__).resolve().parents[3]
 API_KEY = "AIza-test-gemini-greeter-0123456789"
 
-GREET_1 = 'def greet(name):\n    return f"Hello, {name}!"\n'
-GREET_2 = GREET_1 + (
-    "\n\nif __name__ == \"__main__\":\n    import sys\n    args = sys.argv[1:]\n"
-    "    shout = \"--shout\" in args\n    for name in [a for a in args if a != \"--shout\"]:\n"
-    "        line = greet(name)\n        print(line.upper() if shout else line)\n"
-)
+GREET_1, GREET_2 = GREETER_SOLUTION
 
 
 def greeter_script(server: Any) -> None:
@@ -29,7 +24,7 @@ def greeter_script(server: Any) -> None:
     server.add_reply("Writing greet.py.", tool_calls=[{"name": "write_file", "arguments": {"file_path": "greet.py", "content": GREET_1}}],
                      usage={"input": 900, "output": 40, "cache_read": 100})
     server.add_reply("greet() is in place.", usage={"input": 1000, "output": 8})
-    command = "cat > greet.py <<'EOF'\n" + GREET_2 + "EOF"
+    command = write_file_command("greet.py", GREET_2)
     server.add_reply("Adding the command line.", tool_calls=[{"name": "run_shell_command", "arguments": {"command": command}}],
                      usage={"input": 950, "output": 90, "reasoning": 30})
     server.add_reply("Done.", usage={"input": 1100, "output": 4})
@@ -58,13 +53,10 @@ def check_greeter_run(out: Path, result: subprocess.CompletedProcess[str], serve
 def test_greeter_passes_both_checkpoints(fake_gemini_server: Any, gemini_bin: str, tmp_path: Path) -> None:
     server = fake_gemini_server
     greeter_script(server)
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("GEMINI_", "GOOGLE_", "AGENTRIG_"))}
-    env["GEMINI_API_KEY"] = API_KEY
-    env["GOOGLE_GEMINI_BASE_URL"] = server.base_url
+    env = cli_run_env("GEMINI_", "GOOGLE_", GEMINI_API_KEY=API_KEY, GOOGLE_GEMINI_BASE_URL=server.base_url)
     out = tmp_path / "run"
-    agentrig = str(Path(sys.executable).with_name("agentrig"))
     result = subprocess.run(
-        [agentrig, "run", str(REPO / "examples" / "greeter"), "--agent", "gemini_cli", "--model", "gemini/gemini-2.5-pro",
+        [agentrig_executable(), "run", str(REPO / "examples" / "greeter"), "--agent", "gemini_cli", "--model", "gemini/gemini-2.5-pro",
          "--runtime", "local", "-c", f"binary={gemini_bin}", "--output", str(out)],
         env=env, capture_output=True, text=True, timeout=300, cwd=tmp_path,
     )
@@ -81,12 +73,10 @@ def test_greeter_passes_both_checkpoints_in_docker(
 
     server = fake_gemini_server
     greeter_script(server)
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("GEMINI_", "GOOGLE_", "AGENTRIG_"))}
-    env["GEMINI_API_KEY"] = API_KEY
-    env["GOOGLE_GEMINI_BASE_URL"] = server.base_url
+    env = cli_run_env("GEMINI_", "GOOGLE_", GEMINI_API_KEY=API_KEY, GOOGLE_GEMINI_BASE_URL=server.base_url)
     out = tmp_path / "run"
     result = subprocess.run(
-        [str(Path(sys.executable).with_name("agentrig")), "run", str(REPO / "examples" / "greeter"), "--agent", "gemini_cli",
+        [agentrig_executable(), "run", str(REPO / "examples" / "greeter"), "--agent", "gemini_cli",
          "--model", "gemini/gemini-2.5-pro", "--runtime", "docker", "--image", node_test_image,
          "-c", "runtime.network=host", "--output", str(out)],
         env=env, capture_output=True, text=True, timeout=600, cwd=tmp_path,

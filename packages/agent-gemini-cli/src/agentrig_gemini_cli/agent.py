@@ -119,10 +119,11 @@ class GeminiCliAgent(CliAgent):
         if self.credential is None:
             raise AgentSetupError(f"the gemini_cli agent needs a credential: set {KEY_ENV}")
         self._check_stream_parser()
+        self._mcp_servers()  # an unset ${VAR} of an MCP server is a usage error
 
     def setup(self, session: Session) -> None:
         """Check the endpoint and the CLI's version in ``session``'s runtime; write its isolated settings."""
-        from agentrig.atomic import write_text_atomic
+        from agentrig.agents.mcp import write_private_file
 
         self.preflight()
         self._session = session
@@ -131,7 +132,12 @@ class GeminiCliAgent(CliAgent):
         assert self._state_dir_host is not None
         gemini_dir = self._state_dir_host / ".gemini"
         gemini_dir.mkdir(parents=True, exist_ok=True)
-        write_text_atomic(gemini_dir / "settings.json", self.settings.to_json())
+        self.settings = GeminiSettings.build(
+            model=self.model.name, thinking=self.thinking, max_attempts=self.config.max_attempts,
+            mcp_servers=self._mcp_servers(), mcp_cwd=runtime.workdir,
+        )
+        # owner-only: with MCP servers it holds their env and header values
+        write_private_file(gemini_dir / "settings.json", self.settings.to_json())
         self._log_tail = ChatLogTail(gemini_dir / "tmp")
         self._env = build_env(
             self.config, credential=self.credential, base_url=self._base_url(), cli_home=cli_home,
@@ -211,5 +217,5 @@ class GeminiCliAgent(CliAgent):
         self._save_common_artifacts(path, log)
         self._save_record(path, ARTIFACT_OUTCOME, self.outcome)
         self._save_record(path, ARTIFACT_LAUNCH, self.launch)
-        if self.launch is not None:
-            write_text_atomic(path / ARTIFACT_SETTINGS, self.settings.to_json())
+        if self.launch is not None:  # MCP servers' env and header values scrubbed
+            write_text_atomic(path / ARTIFACT_SETTINGS, self._scrub(self.settings.to_json()))

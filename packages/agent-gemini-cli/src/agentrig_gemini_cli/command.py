@@ -15,6 +15,9 @@ from pydantic import BaseModel, ConfigDict, Field
 from agentrig_gemini_cli.config import BASE_URL_ENV, KEY_ENV
 
 if TYPE_CHECKING:
+    from collections.abc import Mapping
+
+    from agentrig.agents.mcp import McpHttpServer, McpStdioServer
     from agentrig.credentials import ProviderCredential
     from agentrig.model_definition import ThinkingPreset
     from agentrig_gemini_cli.config import GeminiCliConfig
@@ -101,13 +104,35 @@ class _ModelConfigs(BaseModel):
     overrides: list[_ModelOverride] = Field(default_factory=list)
 
 
+class GeminiMcpServer(BaseModel):
+    """One server of the settings' ``mcpServers``, in the CLI's own keys: a stdio server (``command``,
+    ``args``, ``env``, ``cwd``) or a streamable HTTP one (``httpUrl``, ``headers``); ``timeout`` in ms."""
+
+    command: str | None = None
+    args: list[str] | None = None
+    env: dict[str, str] | None = None
+    cwd: str | None = None
+    httpUrl: str | None = None  # noqa: N815  # the CLI's own key
+    headers: dict[str, str] | None = None
+    timeout: int
+    trust: bool = True  # no confirmation per call: agentrig's runtime is the sandbox
+
+    @classmethod
+    def of(cls, server: McpStdioServer | McpHttpServer, cwd: str | None) -> GeminiMcpServer:
+        """The entry of a resolved agentrig server (stdio servers start in ``cwd``, the workspace)."""
+        timeout = int(server.tool_timeout * 1000)
+        if server.type == "stdio":
+            return cls(command=server.command, args=server.args, env=server.env or None, cwd=cwd, timeout=timeout)
+        return cls(httpUrl=server.url, headers=server.headers or None, timeout=timeout)
+
+
 class GeminiSettings(BaseModel):
     """The CLI's user ``settings.json`` agentrig writes (``GEMINI_CLI_HOME/.gemini/settings.json``).
 
     API-key auth (``GEMINI_API_KEY``); usage statistics (Clearcut, to
     ``play.googleapis.com``), telemetry and update checks off, so the CLI calls
     nothing but the model's endpoint; the retries of a model request; the thinking
-    setting as an override of the model's generation config.
+    setting as an override of the model's generation config; the MCP servers.
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -117,15 +142,25 @@ class GeminiSettings(BaseModel):
     telemetry: _Telemetry = Field(default_factory=_Telemetry)
     general: _General = Field(default_factory=_General)
     modelConfigs: _ModelConfigs | None = None  # noqa: N815
+    mcpServers: dict[str, GeminiMcpServer] | None = None  # noqa: N815
 
     @classmethod
-    def build(cls, *, model: str, thinking: dict[str, Any] | None, max_attempts: int | None) -> GeminiSettings:
-        """The settings of a run of ``model``."""
+    def build(
+        cls,
+        *,
+        model: str,
+        thinking: dict[str, Any] | None,
+        max_attempts: int | None,
+        mcp_servers: Mapping[str, McpStdioServer | McpHttpServer] | None = None,
+        mcp_cwd: str | None = None,
+    ) -> GeminiSettings:
+        """The settings of a run of ``model`` (with ``mcp_servers`` resolved: the file then holds their secrets)."""
         configs = None
         if thinking is not None:
             override = _ModelOverride(match={"model": model}, modelConfig={"generateContentConfig": {"thinkingConfig": thinking}})
             configs = _ModelConfigs(overrides=[override])
-        return cls(general=_General(maxAttempts=max_attempts), modelConfigs=configs)
+        servers = {name: GeminiMcpServer.of(server, mcp_cwd) for name, server in (mcp_servers or {}).items()} or None
+        return cls(general=_General(maxAttempts=max_attempts), modelConfigs=configs, mcpServers=servers)
 
     def to_json(self) -> str:
         """The file's text (unset fields left out: the CLI's defaults apply)."""

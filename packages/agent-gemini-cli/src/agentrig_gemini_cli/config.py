@@ -89,11 +89,14 @@ class GeminiCliConfig(CliAgentConfig):
     keeps its state and settings in an isolated ``GEMINI_CLI_HOME``; agentrig writes
     its ``settings.json`` (API-key auth, usage statistics, telemetry and update
     checks off, the thinking setting). The key reaches it only as ``GEMINI_API_KEY``
-    in its environment, the endpoint as ``GOOGLE_GEMINI_BASE_URL``. Cost, step and
+    in its environment, the endpoint as ``GOOGLE_GEMINI_BASE_URL``. ``mcp_servers``
+    become the settings' ``mcpServers`` (the file is then owner-only). Cost, step and
     token limits and timeouts are enforced while the CLI runs by killing its process tree.
     """
 
     type: Literal["gemini_cli"] = "gemini_cli"
+    #: ``mcp_servers`` become the CLI's settings ``mcpServers`` (0600, in its private GEMINI_CLI_HOME).
+    supports_mcp: ClassVar[bool] = True
     reserved_env: ClassVar[frozenset[str]] = RESERVED_ENV
     reserved_flags: ClassVar[frozenset[str]] = RESERVED_FLAGS
     version: str | None = Field(default=DEFAULT_CLI_VERSION, description="npm version of @google/gemini-cli.")
