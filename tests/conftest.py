@@ -13,7 +13,10 @@ REPO = Path(__file__).resolve().parents[1]
 # Benchmark problems under fixtures/ carry test suites of their own (a SlopCodeBench-style
 # problem's tests/): agentrig runs them on an agent's work, this test run must not collect them.
 collect_ignore_glob = ["fixtures/*"]
-OUR_PACKAGES = ["core", "agent-claude-code", "agent-codex", "agent-gemini-cli", "agent-opencode", "agent-miniswe", "agent-react", "executor-ray"]
+OUR_PACKAGES = [
+    "core", "agent-claude-code", "agent-codex", "agent-gemini-cli", "agent-opencode", "agent-miniswe", "agent-react",
+    "executor-ray",
+]
 
 
 @pytest.fixture(scope="session")

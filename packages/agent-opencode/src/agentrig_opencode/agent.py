@@ -19,7 +19,6 @@ from pydantic import BaseModel
 from agentrig.agents.cli_agent import CliAgent, CliLaunch
 from agentrig.agents.interface import AgentConfigBase, AgentContext
 from agentrig.errors import AgentSetupError, AgentStepError
-from agentrig.runtime.interface import Invocation
 from agentrig.trajectory import UserStep
 from agentrig_opencode.command import (
     CONFIG_FILE,
@@ -37,14 +36,11 @@ if TYPE_CHECKING:
     from agentrig.agents.session import Session
     from agentrig.credentials import ProviderCredential
     from agentrig.model_definition import ModelDefinition, ThinkingPreset
-    from agentrig.runtime.interface import RuntimeProcess
     from agentrig_opencode.run_json import OpenCodeRunParser
 
 STATE_DIR_NAME = ".agentrig-opencode"
 #: The state directory's parts: OpenCode's XDG directories and its temporary files.
 STATE_PARTS = ("config", "data", "cache", "state", "tmp")
-#: Seconds between checks of the clock and of the runner's stop requests while the CLI runs.
-LIMIT_POLL = 0.1
 
 ARTIFACT_OUTCOME = "opencode_outcome.json"
 ARTIFACT_LAUNCH = "opencode_launch.json"
@@ -193,60 +189,10 @@ class OpenCodeAgent(CliAgent):
         return parser
 
     def _stream(self, argv: list[str], task: str) -> OpenCodeOutcome:
-        assert self._runtime is not None
         parser = self._make_parser()
-        process = self._runtime.start(
-            Invocation(argv, env=self._env, timeout=self.config.timeout, idle_timeout=self.config.idle_timeout, stdin=task)
-        )
-        self._process = process
-        try:
-            self._pump(process, parser)
-        finally:
-            if process.poll() is None:  # a listener raised (a stop asked by the runner): no orphan CLI
-                process.kill()
-                process.wait()
-            self._process = None
+        # the core's pump: a watcher also checks the limits while a tool runs and the CLI writes nothing
+        self._run_cli(argv, task, parser)
         return parser.outcome
-
-    def _pump(self, process: RuntimeProcess, parser: OpenCodeRunParser) -> None:
-        """Feed the stream to the parser and emit its steps; kill the CLI at a limit.
-
-        A watcher thread checks the limits every :data:`LIMIT_POLL` seconds
-        too: while a tool runs the CLI writes nothing, and a time limit or a
-        stop the runner asks for must end that tool then, not when it is done.
-        """
-        import threading
-
-        lock = threading.Lock()
-        done = threading.Event()
-
-        def watch() -> None:
-            while not done.wait(LIMIT_POLL):
-                with lock:
-                    self._check_live_limit(process)
-
-        watcher = threading.Thread(target=watch, name="opencode-limits", daemon=True)
-        watcher.start()
-        try:
-            with self._open_streams() as (out, err):
-                for event in process.events():
-                    self._record(event, out, err)
-                    with lock:
-                        parser.consume(event)
-                        steps = list(parser.drain_steps())
-                        if event.kind != "finished":
-                            self._check_live_limit(process)
-                    for step in steps:
-                        self._emit(step)
-        finally:
-            done.set()
-            watcher.join()
-        for step in parser.finish():
-            self._emit(step)
-
-    def _check_live_limit(self, process: RuntimeProcess) -> None:
-        if self._limit_hit is None:
-            self._kill_at_limit(process, self.limit_reached())
 
     def _conclude(self, outcome: OpenCodeOutcome) -> None:
         """Turn how the CLI ended into a stop reason, a limit or an error."""
