@@ -9,12 +9,15 @@ from typing import Any
 
 import pytest
 
+from agentrig.pricing import APIPricing
 from agentrig.testing.cli_agents import GREETER_SOLUTION, agentrig_executable, cli_run_env, write_file_command
+from agentrig.usage import TokenUsage
 
 pytestmark = pytest.mark.gemini_cli
 
 REPO = Path(__file__).resolve().parents[3]
 API_KEY = "AIza-test-gemini-greeter-0123456789"
+GEMINI_PRO = APIPricing(input=1.25, output=10.0, cache_read=0.125)  # gemini-2.5-pro in the shipped catalog
 
 GREET_1, GREET_2 = GREETER_SOLUTION
 
@@ -43,6 +46,9 @@ def check_greeter_run(out: Path, result: subprocess.CompletedProcess[str], serve
         inference = json.loads((out / "greeter" / checkpoint / "inference_result.json").read_text())
         # the recorded usage is the CLI's own total for the run
         assert outcome["cli_usage"] == inference["usage"]["net_tokens"]
+        # priced by the shipped catalog (gemini.yaml), on exactly those tokens
+        line = next(x for x in lines if x["checkpoint"] == checkpoint)
+        assert line["cost"] == pytest.approx(GEMINI_PRO.get_cost(TokenUsage(**inference["usage"]["net_tokens"])))
         tools = [json.loads(x)["tool"] for x in (agent_dir / "trajectory.jsonl").read_text().splitlines() if '"tool_use"' in x]
         assert tools == (["write_file"] if checkpoint == "greet_function" else ["run_shell_command"])
     everything = "".join(p.read_text(errors="replace") for p in out.rglob("*") if p.is_file())

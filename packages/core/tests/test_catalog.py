@@ -33,6 +33,9 @@ def test_shipped_catalog_prices_current_models() -> None:
         assert model.pricing is not None, model.id
         assert model.pricing.output >= model.pricing.input > 0, model.id
         assert model.context_window and model.max_output_tokens, model.id
+    assert {"gemini/gemini-2.5-pro", "gemini/gemini-2.5-flash", "gemini/gemini-3-pro-preview"} <= ids
+    flash = catalog.models["gemini/gemini-2.5-flash"]  # the gemini_cli agent's models are priced
+    assert flash.pricing is not None and (flash.pricing.input, flash.pricing.output, flash.pricing.cache_read) == (0.3, 2.5, 0.03)
     sonnet = catalog.models["anthropic/claude-sonnet-4-5"]
     assert sonnet.pricing is not None and (sonnet.pricing.cache_read, sonnet.pricing.cache_write) == (0.3, 3.75)
 
