@@ -128,10 +128,11 @@ class OpenCodeAgent(CliAgent):
         if self.credential is None:
             raise AgentSetupError("the opencode agent needs a credential: set OPENAI_API_KEY")
         self._check_stream_parser()
+        self._mcp_servers()  # an unset ${VAR} of an MCP server is a usage error
 
     def setup(self, session: Session) -> None:
         """Check the endpoint and the CLI's version in ``session``'s runtime; write its isolated config."""
-        from agentrig.atomic import write_text_atomic
+        from agentrig.agents.mcp import write_private_file
 
         self.preflight()
         base_url = self._base_url()
@@ -149,9 +150,12 @@ class OpenCodeAgent(CliAgent):
             reasoning_effort=self.reasoning_effort,
             context=self.config.context_window or self.model.context_window or DEFAULT_CONTEXT,
             output=self.config.max_output_tokens or self.model.max_output_tokens or DEFAULT_OUTPUT,
+            mcp_servers=self._mcp_servers(),
+            mcp_cwd=runtime.workdir,
         )
         self._config_text = config_file.to_json()
-        write_text_atomic(self._state_dir_host / CONFIG_FILE, self._config_text)
+        # owner-only: with MCP servers it holds their environment and header values
+        write_private_file(self._state_dir_host / CONFIG_FILE, self._config_text)
         home = getattr(runtime, "home", None)
         self._env = build_env(self.config, credential=self.credential, state_dir=state_dir, home=home)
         self.cli_version = self._probe_version(runtime)
