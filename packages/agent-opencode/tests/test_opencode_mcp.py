@@ -82,3 +82,37 @@ def test_the_model_calls_a_stdio_mcp_tool_and_its_file_appears_in_the_workspace(
         agent.cleanup()
     pid = int(pid_file.read_text())
     assert not Path(f"/proc/{pid}").exists() or "zombie" in Path(f"/proc/{pid}/status").read_text().lower()
+
+
+def test_a_remote_mcp_server_gets_its_headers(
+    make_agent: Callable[..., OpenCodeAgent], session: Any, fake_openai_server: Any, tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    server = fake_openai_server
+    server.add_reply("Writing.", tool_calls=[
+        {"name": "web_write_file", "arguments": {"path": "web.txt", "content": "over http"}},
+    ])
+    server.add_reply("Done.")
+    monkeypatch.setenv("AGENTRIG_TEST_OPENCODE_TOKEN", HTTP_TOKEN)
+    root = tmp_path / "served"
+    root.mkdir()
+    with McpHttpServerProcess(root, env={"AGENTRIG_MCP_TOKEN": HTTP_TOKEN}) as mcp:
+        entry = {"url": mcp.url, "headers": {"Authorization": "Bearer ${AGENTRIG_TEST_OPENCODE_TOKEN}"}}
+        agent = make_agent(mcp_servers={"web": entry})
+        steps: list[Any] = []
+        agent.add_step_listener(steps.append)
+        agent.setup(session)
+        try:
+            result = agent.run_checkpoint("Write web.txt with the web server.")
+            assert not result.had_error, result.error_message
+            artifacts = tmp_path / "artifacts"
+            agent.save_artifacts(artifacts)
+        finally:
+            agent.cleanup()
+    # the server answers only requests with the token: the tool ran, so the header reached it
+    assert (root / "web.txt").read_text() == "over http"
+    assert "web_write_file" in tool_names(server.model_requests[0])
+    remote = json.loads((artifacts / "opencode_config.json").read_text())["mcp"]["web"]
+    assert remote["type"] == "remote" and remote["oauth"] is False and remote["url"] == mcp.url
+    assert all(HTTP_TOKEN not in f.read_text() for f in artifacts.iterdir() if f.is_file())
+    assert agent.launch is not None and all(HTTP_TOKEN not in arg for arg in agent.launch.argv)

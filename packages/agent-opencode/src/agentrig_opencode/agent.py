@@ -128,7 +128,18 @@ class OpenCodeAgent(CliAgent):
         if self.credential is None:
             raise AgentSetupError("the opencode agent needs a credential: set OPENAI_API_KEY")
         self._check_stream_parser()
-        self._mcp_servers()  # an unset ${VAR} of an MCP server is a usage error
+        self._check_mcp_servers()
+
+    def _check_mcp_servers(self) -> None:
+        """Resolve the MCP servers (an unset ``${VAR}`` is a usage error) and refuse a value OpenCode would rewrite."""
+        from agentrig_opencode.command import substitution_in
+
+        where = substitution_in(self._mcp_servers())
+        if where is not None:
+            raise AgentSetupError(
+                f"opencode config: {where} contains '{{env:' or '{{file:', which OpenCode replaces in its config "
+                "(another variable's value or a file's content would reach the server): remove it from the value"
+            )
 
     def setup(self, session: Session) -> None:
         """Check the endpoint and the CLI's version in ``session``'s runtime; write its isolated config."""

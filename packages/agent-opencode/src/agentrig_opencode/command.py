@@ -22,6 +22,7 @@ all point into the state directory.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -121,6 +122,29 @@ class McpRemote(BaseModel):
     # no OAuth discovery: it would start a callback server and ask for a browser login
     oauth: Literal[False] = False
     timeout: int
+
+
+#: What OpenCode replaces in its config's text before reading it (the variable's value, the file's content).
+_SUBSTITUTION = re.compile(r"\{(env|file):", re.IGNORECASE)
+
+
+def substitution_in(servers: Mapping[str, McpStdioServer | McpHttpServer]) -> str | None:
+    """Where a (resolved) server value holds ``{env:`` or ``{file:`` (``mcp_servers.NAME.FIELD``), else ``None``.
+
+    OpenCode substitutes both in its config file, so such a value would reach
+    the server as another variable's value (agentrig's own key among them) or
+    a file's content: the agent refuses it rather than write it.
+    """
+    for name, server in servers.items():
+        if server.type == "stdio":
+            fields = {"command": server.command, **{f"args[{i}]": a for i, a in enumerate(server.args)}}
+            fields |= {f"env.{key}": value for key, value in server.env.items()}
+        else:
+            fields = {"url": server.url, **{f"headers.{key}": value for key, value in server.headers.items()}}
+        for field, value in fields.items():
+            if _SUBSTITUTION.search(value):
+                return f"mcp_servers.{name}.{field}"
+    return None
 
 
 def mcp_entry(server: McpStdioServer | McpHttpServer, cwd: str | None) -> McpLocal | McpRemote:
