@@ -13,7 +13,6 @@ from typing import Any
 
 import pytest
 
-from agentrig.errors import AgentSetupError
 from agentrig.testing.mcp_server import McpHttpServerProcess, stdio_server
 from agentrig.trajectory import ToolUseStep
 from agentrig_opencode.agent import OpenCodeAgent
