@@ -1,68 +1,27 @@
-"""Fixtures of the agent-opencode tests: the pinned CLI, a local session, an agent on the fake OpenAI server."""
+"""Fixtures of the agent-opencode tests (the shared CLI-agent kit, :mod:`agentrig.testing.cli_agents`):
+the pinned CLI, a local session, an agent on the fake OpenAI server, the agent's Docker image."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
-from pathlib import Path
-from typing import Any
+from agentrig import APIPricing
+from agentrig.testing.cli_agents import CliAgentKit, agent_image_fixture, cli_agent_fixtures
 
-import pytest
-from pydantic import SecretStr
+KIT = CliAgentKit(
+    agent="opencode",
+    config="agentrig_opencode.config:OpenCodeConfig",
+    cli_name="OpenCode CLI",
+    npm_package="opencode-ai",
+    version="1.18.33",
+    executable="opencode",
+    cache_dir="opencode",
+    binary_env="AGENTRIG_TEST_OPENCODE_BIN",
+    provider="openai",
+    key_env="OPENAI_API_KEY",
+    api_key="sk-test-opencode-secret-0123456789",
+    model="gpt-5",
+    pricing=APIPricing(input=1.25, output=10.0, cache_read=0.125),  # GPT-5 list prices, USD per million tokens
+    server_fixture="fake_openai_server",
+)
 
-from agentrig import APIPricing, ModelDefinition, ProviderCredential
-from agentrig.testing.cli_agents import cli_agent_factory, find_cli_binary, local_session
-
-REPO = Path(__file__).resolve().parents[3]
-CLI_VERSION = "1.18.33"
-DEFAULT_OPENCODE_BIN = REPO / ".cache" / "opencode" / "node_modules" / ".bin" / "opencode"
-API_KEY = "sk-test-opencode-secret-0123456789"
-#: GPT-5 list prices (USD per million tokens).
-GPT5 = APIPricing(input=1.25, output=10.0, cache_read=0.125)
-MODEL = "gpt-5"
-
-
-def find_opencode_bin() -> str:
-    """The pinned CLI (``AGENTRIG_TEST_OPENCODE_BIN`` or ``<repo>/.cache/opencode``); fails under CI when missing."""
-    return find_cli_binary(
-        env_var="AGENTRIG_TEST_OPENCODE_BIN",
-        default=DEFAULT_OPENCODE_BIN,
-        cli_name="OpenCode CLI",
-        install=f"npm install --prefix .cache/opencode opencode-ai@{CLI_VERSION}",
-    )
-
-
-@pytest.fixture
-def opencode_bin() -> str:
-    """Path of the pinned ``opencode`` executable."""
-    return find_opencode_bin()
-
-
-@pytest.fixture
-def session(tmp_path: Path) -> Iterator[Any]:
-    """A fresh local session."""
-    with local_session(tmp_path) as created:
-        yield created
-
-
-@pytest.fixture
-def credential() -> ProviderCredential:
-    """The credential the CLI gets; its value must reach no argv, artifact or message."""
-    return ProviderCredential(provider="openai", value=SecretStr(API_KEY), source="test", env_var="OPENAI_API_KEY")
-
-
-@pytest.fixture
-def model_def() -> ModelDefinition:
-    """A priced OpenAI model."""
-    return ModelDefinition(provider="openai", name=MODEL, pricing=GPT5)
-
-
-@pytest.fixture
-def make_agent(
-    opencode_bin: str, fake_openai_server: Any, model_def: ModelDefinition, credential: ProviderCredential
-) -> Callable[..., Any]:
-    """Build an ``opencode`` agent on the fake server: ``make_agent(**config_fields)``."""
-    from agentrig_opencode.config import OpenCodeConfig
-
-    return cli_agent_factory(
-        OpenCodeConfig, binary=opencode_bin, base_url=fake_openai_server.base_url, model=model_def, credential=credential
-    )
+cli_kit, opencode_bin, session, credential, model_def, make_agent = cli_agent_fixtures(KIT, binary="opencode_bin")
+opencode_image = agent_image_fixture(KIT, name="opencode_image")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+from pathlib import Path
 
 import pytest
 from pydantic import SecretStr, ValidationError
@@ -91,3 +92,72 @@ def test_a_provider_without_endpoint_or_a_missing_key_is_one_clear_error(monkeyp
                               credential=None, problem_name="p")
     with pytest.raises(AgentSetupError, match="needs a credential: set OPENAI_API_KEY"):
         keyless.preflight()
+
+
+def test_mcp_servers_become_the_mcp_section_in_opencode_s_own_form() -> None:
+    from agentrig.agents.mcp import McpHttpServer, McpStdioServer
+
+    servers = {
+        "files": McpStdioServer(command="python3", args=["-m", "srv"], env={"T": "v"}, startup_timeout=10, tool_timeout=60),
+        "web": McpHttpServer(url="http://127.0.0.1:9/mcp", headers={"Authorization": "Bearer t"}),
+    }
+    text = opencode_file(model="gpt-5", base_url="http://x/v1", pricing=None, reasoning_effort=None, context=1, output=1,
+                         mcp_servers=servers, mcp_cwd="/workspace").to_json()
+    assert json.loads(text)["mcp"] == {
+        "files": {"type": "local", "command": ["python3", "-m", "srv"], "cwd": "/workspace", "environment": {"T": "v"},
+                  "timeout": 60000},
+        "web": {"type": "remote", "url": "http://127.0.0.1:9/mcp", "headers": {"Authorization": "Bearer t"},
+                "oauth": False, "timeout": 120000},
+    }
+    bare = opencode_file(model="gpt-5", base_url="http://x/v1", pricing=None, reasoning_effort=None, context=1, output=1)
+    assert "mcp" not in json.loads(bare.to_json())
+
+
+@pytest.mark.parametrize(
+    ("server", "where"),
+    [
+        ({"command": "srv", "env": {"T": "{env:OPENAI_API_KEY}"}}, "mcp_servers.s.env.T"),
+        ({"command": "srv", "args": ["--x", "{FILE:/etc/passwd}"]}, "mcp_servers.s.args[1]"),
+        ({"url": "http://127.0.0.1:9/mcp", "headers": {"A": "${AGENTRIG_TEST_OC_SUBST}"}}, "mcp_servers.s.headers.A"),
+    ],
+)
+def test_a_value_opencode_would_substitute_is_refused_in_one_line(
+    server: dict[str, object], where: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # OpenCode replaces {env:...} and {file:...} in its config's text: such a value (written, or read from
+    # agentrig's environment) would hand the server another secret or a file
+    monkeypatch.setenv("AGENTRIG_TEST_OC_SUBST", "Bearer {env:OPENAI_API_KEY}")
+    agent = build_cli_agent(OpenCodeConfig(mcp_servers={"s": server}), model=ModelDefinition(provider="openai", name="gpt-5"),
+                            credential=credential(), problem_name="p")
+    with pytest.raises(AgentSetupError, match=rf"^opencode config: {re.escape(where)} contains '{{env:' or '{{file:'"):
+        agent.preflight()
+
+
+def test_an_unset_mcp_variable_is_a_setup_error_naming_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("AGENTRIG_TEST_OC_UNSET", raising=False)
+    config = OpenCodeConfig(mcp_servers={"s": {"command": "x", "env": {"T": "${AGENTRIG_TEST_OC_UNSET}"}}})
+    agent = build_cli_agent(config, model=ModelDefinition(provider="openai", name="gpt-5"), credential=credential(),
+                            problem_name="p")
+    with pytest.raises(AgentSetupError, match=r"^opencode config: mcp_servers.s.env.T: environment variable "
+                                              r"AGENTRIG_TEST_OC_UNSET is not set"):
+        agent.preflight()
+
+
+def test_agentrig_run_refuses_a_substituted_mcp_value_in_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from agentrig.cli import main
+
+    monkeypatch.setenv("OPENAI_API_KEY", SECRET)
+    problem = tmp_path / "hello"
+    problem.mkdir()
+    (problem / "task.md").write_text("Say hi.\n")
+    (problem / "problem.yaml").write_text("name: hello\ncheckpoints:\n  - name: one\n    prompt: task.md\n")
+    status = main([
+        "run", str(problem), "--agent", "opencode", "--model", "openai/gpt-5", "--output", str(tmp_path / "run"),
+        "-c", "mcp_servers={files: {command: srv, env: {K: '{env:OPENAI_API_KEY}'}}}",
+    ])
+    err = capsys.readouterr().err
+    lines = [line for line in err.splitlines() if line.startswith("agentrig: error:")]
+    assert status != 0 and len(lines) == 1 and "Traceback" not in err, err
+    assert "mcp_servers.files.env.K contains '{env:'" in lines[0] and SECRET not in err

@@ -8,13 +8,12 @@ import json
 import os
 import subprocess
 import sys
-import time
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from agentrig_opencode.config import DEFAULT_CLI_VERSION, OpenCodeConfig
+from agentrig_opencode.config import DEFAULT_CLI_VERSION
 
 REPO = Path(__file__).resolve().parents[3]
 API_KEY = "sk-test-opencode-greeter-0123456789"
@@ -73,19 +72,6 @@ def run_greeter(server: Any, tmp_path: Path, *options: str) -> Path:
 def test_greeter_passes_both_checkpoints_locally(fake_openai_server: Any, opencode_bin: str, tmp_path: Path) -> None:
     script_greeter(fake_openai_server)
     run_greeter(fake_openai_server, tmp_path, "--runtime", "local", "-c", f"binary={opencode_bin}")
-
-
-@pytest.fixture(scope="module")
-def opencode_image(docker_engine: Any, node_test_image: str) -> str:
-    """The agent's image from the package's own template (a no-op when it is already built)."""
-    from agentrig.runtime.images import ensure_agent_image
-
-    config = OpenCodeConfig()
-    assert config.version is not None
-    started = time.monotonic()
-    tag = ensure_agent_image("opencode", config.version, config.docker_template, node_test_image, client=docker_engine)
-    print(f"opencode image {tag}: ready in {time.monotonic() - started:.1f}s")
-    return tag
 
 
 # One worker builds the agent image (module fixture) and runs every test that uses it.

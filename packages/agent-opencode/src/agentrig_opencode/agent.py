@@ -124,10 +124,22 @@ class OpenCodeAgent(CliAgent):
         if self.credential is None:
             raise AgentSetupError("the opencode agent needs a credential: set OPENAI_API_KEY")
         self._check_stream_parser()
+        self._check_mcp_servers()
+
+    def _check_mcp_servers(self) -> None:
+        """Resolve the MCP servers (an unset ``${VAR}`` is a usage error) and refuse a value OpenCode would rewrite."""
+        from agentrig_opencode.command import substitution_in
+
+        where = substitution_in(self._mcp_servers())
+        if where is not None:
+            raise AgentSetupError(
+                f"opencode config: {where} contains '{{env:' or '{{file:', which OpenCode replaces in its config "
+                "(another variable's value or a file's content would reach the server): remove it from the value"
+            )
 
     def setup(self, session: Session) -> None:
         """Check the endpoint and the CLI's version in ``session``'s runtime; write its isolated config."""
-        from agentrig.atomic import write_text_atomic
+        from agentrig.agents.mcp import write_private_file
 
         self.preflight()
         base_url = self._base_url()
@@ -145,9 +157,12 @@ class OpenCodeAgent(CliAgent):
             reasoning_effort=self.reasoning_effort,
             context=self.config.context_window or self.model.context_window or DEFAULT_CONTEXT,
             output=self.config.max_output_tokens or self.model.max_output_tokens or DEFAULT_OUTPUT,
+            mcp_servers=self._mcp_servers(),
+            mcp_cwd=runtime.workdir,
         )
         self._config_text = config_file.to_json()
-        write_text_atomic(self._state_dir_host / CONFIG_FILE, self._config_text)
+        # owner-only: with MCP servers it holds their environment and header values
+        write_private_file(self._state_dir_host / CONFIG_FILE, self._config_text)
         home = getattr(runtime, "home", None)
         self._env = build_env(self.config, credential=self.credential, state_dir=state_dir, home=home)
         self.cli_version = self._probe_version(runtime)

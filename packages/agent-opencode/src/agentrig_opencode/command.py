@@ -22,13 +22,16 @@ all point into the state directory.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+import re
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from agentrig_opencode.config import KEY_ENV
 
 if TYPE_CHECKING:
+    from agentrig.agents.mcp import McpHttpServer, McpStdioServer
     from agentrig.credentials import ProviderCredential
     from agentrig.pricing import APIPricing
     from agentrig_opencode.config import OpenCodeConfig
@@ -99,6 +102,63 @@ class Provider(BaseModel):
     models: dict[str, ProviderModel]
 
 
+class McpLocal(BaseModel):
+    """A stdio MCP server in OpenCode's config (``type: local``): the command and its arguments as one array."""
+
+    type: Literal["local"] = "local"
+    command: list[str]
+    cwd: str | None = None
+    environment: dict[str, str] | None = None
+    # milliseconds; OpenCode's one timeout: connecting, listing the tools and each tool call
+    timeout: int
+
+
+class McpRemote(BaseModel):
+    """A streamable-HTTP MCP server in OpenCode's config (``type: remote``)."""
+
+    type: Literal["remote"] = "remote"
+    url: str
+    headers: dict[str, str] | None = None
+    # no OAuth discovery: it would start a callback server and ask for a browser login
+    oauth: Literal[False] = False
+    timeout: int
+
+
+#: What OpenCode replaces in its config's text before reading it (the variable's value, the file's content).
+_SUBSTITUTION = re.compile(r"\{(env|file):", re.IGNORECASE)
+
+
+def substitution_in(servers: Mapping[str, McpStdioServer | McpHttpServer]) -> str | None:
+    """Where a (resolved) server value holds ``{env:`` or ``{file:`` (``mcp_servers.NAME.FIELD``), else ``None``.
+
+    OpenCode substitutes both in its config file, so such a value would reach
+    the server as another variable's value (agentrig's own key among them) or
+    a file's content: the agent refuses it rather than write it.
+    """
+    for name, server in servers.items():
+        if server.type == "stdio":
+            fields = {"command": server.command, **{f"args[{i}]": a for i, a in enumerate(server.args)}}
+            fields |= {f"env.{key}": value for key, value in server.env.items()}
+        else:
+            fields = {"url": server.url, **{f"headers.{key}": value for key, value in server.headers.items()}}
+        for field, value in fields.items():
+            if _SUBSTITUTION.search(value):
+                return f"mcp_servers.{name}.{field}"
+    return None
+
+
+def mcp_entry(server: McpStdioServer | McpHttpServer, cwd: str | None) -> McpLocal | McpRemote:
+    """One server of ``mcp_servers`` in OpenCode's own form (stdio servers start in ``cwd``, the workspace).
+
+    OpenCode has a single timeout per server, for its start and for every
+    request: the longer of ``startup_timeout`` and ``tool_timeout``.
+    """
+    timeout = int(max(server.startup_timeout, server.tool_timeout) * 1000)
+    if server.type == "stdio":
+        return McpLocal(command=[server.command, *server.args], cwd=cwd, environment=dict(server.env) or None, timeout=timeout)
+    return McpRemote(url=server.url, headers=dict(server.headers) or None, timeout=timeout)
+
+
 class OpenCodeFile(BaseModel):
     """The ``opencode.json`` agentrig writes for a run (``OPENCODE_CONFIG`` names it)."""
 
@@ -115,6 +175,7 @@ class OpenCodeFile(BaseModel):
     snapshot: bool = False
     # agentrig's runtime is the sandbox: nothing is asked, nothing is refused by OpenCode itself
     permission: dict[str, str] = Field(default_factory=lambda: {"*": "allow"})
+    mcp: dict[str, McpLocal | McpRemote] | None = None
 
     def to_json(self) -> str:
         """The file's text (aliases as OpenCode spells them)."""
@@ -134,8 +195,11 @@ def opencode_file(
     reasoning_effort: str | None,
     context: int,
     output: int,
+    mcp_servers: Mapping[str, McpStdioServer | McpHttpServer] | None = None,
+    mcp_cwd: str | None = None,
 ) -> OpenCodeFile:
-    """OpenCode's config: one OpenAI-compatible provider with one priced model, every model call on it."""
+    """OpenCode's config: one OpenAI-compatible provider with one priced model, every model call on it, and
+    an ``mcp`` entry per MCP server (resolved: the file then holds their secrets and is written 0600)."""
     cost = None
     if pricing is not None:
         cost = ModelCost(
@@ -147,7 +211,8 @@ def opencode_file(
     options = {"reasoningEffort": reasoning_effort} if reasoning_effort is not None else {}
     entry = ProviderModel(name=model, cost=cost, limit=ModelLimit(context=context, output=output), options=options)
     provider = Provider(options=ProviderOptions(base_url=base_url), models={model: entry})
-    return OpenCodeFile(model=model_ref(model), small_model=model_ref(model), provider={PROVIDER_ID: provider})
+    mcp = {name: mcp_entry(server, mcp_cwd) for name, server in (mcp_servers or {}).items()} or None
+    return OpenCodeFile(model=model_ref(model), small_model=model_ref(model), provider={PROVIDER_ID: provider}, mcp=mcp)
 
 
 def build_argv(config: OpenCodeConfig, *, binary: str, model: str, title: str, session: str | None = None) -> list[str]:

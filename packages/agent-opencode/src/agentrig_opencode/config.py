@@ -98,6 +98,8 @@ class OpenCodeConfig(CliAgentConfig):
     type: Literal["opencode"] = "opencode"
     reserved_env: ClassVar[frozenset[str]] = RESERVED_ENV
     reserved_flags: ClassVar[frozenset[str]] = RESERVED_FLAGS
+    #: ``mcp_servers`` become entries of the ``mcp`` section of the CLI's ``opencode.json`` (0600, in its state directory).
+    supports_mcp: ClassVar[bool] = True
     version: str | None = Field(default=DEFAULT_CLI_VERSION, description="npm version of opencode-ai.")
     docker_template: str | None = Field(
         default=DOCKER_TEMPLATE,
