@@ -13,8 +13,6 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from pydantic import BaseModel
-
 from agentrig.agents.cli_agent import (
     ARTIFACT_SESSION as ARTIFACT_SESSION,
     ARTIFACT_STDERR as ARTIFACT_STDERR,
@@ -23,10 +21,9 @@ from agentrig.agents.cli_agent import (
     CliAgent,
     CliLaunch,
 )
-from agentrig.agents.interface import AgentConfigBase, AgentContext
+from agentrig.agents.interface import AgentContext
 from agentrig.errors import AgentSetupError, AgentStepError
 from agentrig.runtime.interface import Invocation
-from agentrig.trajectory import UserStep
 from agentrig_claude_code.command import build_argv, build_env, mcp_config_json, mcp_timeout_env
 from agentrig_claude_code.config import ClaudeCodeConfig
 from agentrig_claude_code.outcome import ClaudeStreamOutcome
@@ -59,7 +56,10 @@ class ClaudeCodeAgent(CliAgent):
     agent_type = "claude_code"
     cli_name = "Claude Code CLI"
     npm_package = "@anthropic-ai/claude-code"
+    config_class = ClaudeCodeConfig
     config: ClaudeCodeConfig
+    outcome: ClaudeStreamOutcome | None
+    launch: ClaudeLaunch | None
 
     def __init__(
         self,
@@ -83,30 +83,13 @@ class ClaudeCodeAgent(CliAgent):
         self._reset_checkpoint_state()
 
     @classmethod
-    def _from_config(cls, config: AgentConfigBase, context: AgentContext) -> ClaudeCodeAgent:
-        if not isinstance(config, ClaudeCodeConfig):
-            config = ClaudeCodeConfig.model_validate(config.model_dump() if isinstance(config, BaseModel) else config)
-        return cls(
-            config,
-            context.require_model("claude_code"),
-            context.credential,
-            context.problem_name,
-            context.verbose,
-            thinking_preset=context.thinking_preset,
-            thinking_max_tokens=context.thinking_max_tokens,
-        )
+    def _context_options(cls, context: AgentContext) -> dict[str, Any]:
+        return {"thinking_preset": context.thinking_preset, "thinking_max_tokens": context.thinking_max_tokens}
 
     # -- per-checkpoint state ---------------------------------------------------
 
-    def _reset_checkpoint_state(self) -> None:
-        """Forget everything one checkpoint's run left (its outcome, kill reason, files, steps)."""
-        self.outcome: ClaudeStreamOutcome | None = None
-        self.launch: ClaudeLaunch | None = None
-        super()._reset_checkpoint_state()
-
-    def reset(self) -> None:
-        """Start the next checkpoint in a fresh Claude session, with no flag of this one left."""
-        self._reset_checkpoint_state()
+    def _forget_session(self) -> None:
+        """The next checkpoint starts a fresh Claude session."""
         self.claude_session_id = None
         self._claude_session_cost = 0.0
 
@@ -174,11 +157,7 @@ class ClaudeCodeAgent(CliAgent):
 
     def run(self, task: str) -> None:
         """Run the CLI on ``task`` until it ends, a limit kills it, or it fails."""
-        if self._runtime is None:
-            raise AgentStepError("run() before setup(): the agent has no session")
-        self._reset_checkpoint_state()
-        self._emit(UserStep(content=task))
-        self.check_limits()
+        runtime = self._begin_checkpoint(task)
         max_turns = None
         if self.cost_limits.step_limit:
             max_turns = self.cost_limits.step_limit - self.usage.steps
@@ -190,8 +169,8 @@ class ClaudeCodeAgent(CliAgent):
         self.launch = ClaudeLaunch(
             argv=argv,
             env_names=sorted(self._env),
-            runtime=self._runtime.name,
-            cwd=self._runtime.workdir,
+            runtime=runtime.name,
+            cwd=runtime.workdir,
             resumed_session=resume,
         )
         self._start_scratch("agentrig-claude-run-")

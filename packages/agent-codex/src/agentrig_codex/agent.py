@@ -13,8 +13,6 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from pydantic import BaseModel
-
 from agentrig.agents.cli_agent import (
     ARTIFACT_SESSION as ARTIFACT_SESSION,
     ARTIFACT_STDERR as ARTIFACT_STDERR,
@@ -23,9 +21,7 @@ from agentrig.agents.cli_agent import (
     CliAgent,
     CliLaunch,
 )
-from agentrig.agents.interface import AgentConfigBase, AgentContext
 from agentrig.errors import AgentSetupError, AgentStepError
-from agentrig.trajectory import UserStep
 from agentrig.usage import TokenUsage
 from agentrig_codex.command import OPENAI_BASE_URL, build_argv, build_env, config_toml
 from agentrig_codex.config import CodexConfig
@@ -56,7 +52,10 @@ class CodexAgent(CliAgent):
     agent_type = "codex"
     cli_name = "Codex CLI"
     npm_package = "@openai/codex"
+    config_class = CodexConfig
     config: CodexConfig
+    outcome: CodexOutcome | None
+    launch: CodexLaunch | None
 
     def __init__(
         self,
@@ -77,30 +76,10 @@ class CodexAgent(CliAgent):
         self._thread_usage = TokenUsage()
         self._reset_checkpoint_state()
 
-    @classmethod
-    def _from_config(cls, config: AgentConfigBase, context: AgentContext) -> CodexAgent:
-        if not isinstance(config, CodexConfig):
-            config = CodexConfig.model_validate(config.model_dump() if isinstance(config, BaseModel) else config)
-        return cls(
-            config,
-            context.require_model("codex"),
-            context.credential,
-            context.problem_name,
-            context.verbose,
-            thinking_preset=context.thinking_preset,
-        )
-
     # -- per-checkpoint state ---------------------------------------------------
 
-    def _reset_checkpoint_state(self) -> None:
-        """Forget everything one checkpoint's run left (its outcome and launch too)."""
-        self.outcome: CodexOutcome | None = None
-        self.launch: CodexLaunch | None = None
-        super()._reset_checkpoint_state()
-
-    def reset(self) -> None:
-        """Start the next checkpoint in a fresh Codex thread."""
-        self._reset_checkpoint_state()
+    def _forget_session(self) -> None:
+        """The next checkpoint starts a fresh Codex thread."""
         self.thread_id = None
         self._thread_usage = TokenUsage()
 
@@ -158,15 +137,11 @@ class CodexAgent(CliAgent):
 
     def run(self, task: str) -> None:
         """Run the CLI on ``task`` until it ends, a limit kills it, or it fails."""
-        if self._runtime is None:
-            raise AgentStepError("run() before setup(): the agent has no session")
-        self._reset_checkpoint_state()
-        self._emit(UserStep(content=task))
-        self.check_limits()
+        runtime = self._begin_checkpoint(task)
         resume = self.thread_id
         argv = build_argv(self.config, binary=self._binary, model=self.model.name, resume=resume)
         self.launch = CodexLaunch(
-            argv=argv, env_names=sorted(self._env), runtime=self._runtime.name, cwd=self._runtime.workdir,
+            argv=argv, env_names=sorted(self._env), runtime=runtime.name, cwd=runtime.workdir,
             resumed_thread=resume,
         )
         self._start_scratch("agentrig-codex-run-")

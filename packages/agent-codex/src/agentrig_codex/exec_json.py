@@ -28,35 +28,24 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError
 
+from agentrig.agents.cli_stream import KEEP_UNKNOWN, JsonLinesParser, token_difference
 from agentrig.trajectory import AgentTextStep, ErrorStep, LLMCall, PlanStep, ThinkingStep, ToolUseStep
 from agentrig.usage import TokenUsage, UsageTracker
 from agentrig_codex.outcome import CodexOutcome, CodexUsage
 
 if TYPE_CHECKING:
     from agentrig.pricing import APIPricing
-    from agentrig.runtime.interface import RuntimeEvent
     from agentrig.trajectory import TrajectoryStep
 
 PARSER_NAME = "codex-exec-json"
-_KEEP_UNKNOWN = 50
 
 
-def _minus(a: TokenUsage, b: TokenUsage) -> TokenUsage:
-    return TokenUsage(
-        input=a.input - b.input,
-        output=a.output - b.output,
-        cache_read=a.cache_read - b.cache_read,
-        cache_write=a.cache_write - b.cache_write,
-        reasoning=a.reasoning - b.reasoning,
-    )
-
-
-class CodexExecParser:
+class CodexExecParser(JsonLinesParser[CodexOutcome]):
     """Incremental parser of ``codex exec --json``; see the module docstring.
 
     ``prior_thread_usage`` is the thread's total before this run (a resumed
@@ -72,36 +61,12 @@ class CodexExecParser:
         prior_thread_usage: TokenUsage | None = None,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
-        self.pricing = pricing
-        self.model = model
-        self._usage = usage if usage is not None else UsageTracker()
+        super().__init__(CodexOutcome(), pricing=pricing, model=model, usage=usage, clock=clock)
         self._prior = prior_thread_usage or TokenUsage()
-        self._clock = clock
-        self.outcome = CodexOutcome()
-        self._buffer = ""
-        self._steps: list[TrajectoryStep] = []
         self._started: dict[str, float] = {}
         self._responses: set[Any] = set()
-        self._call_started = clock()
-        self._finished = False
-
-    @property
-    def usage(self) -> UsageTracker:
-        """The live usage: every model call so far (the tracker given, updated in place)."""
-        return self._usage
 
     # -- input --------------------------------------------------------------------------
-
-    def consume(self, event: RuntimeEvent) -> None:
-        """Take a runtime event: stdout text (any size of piece) or the process's end."""
-        if event.kind == "stdout":
-            self._buffer += event.text
-            *lines, self._buffer = self._buffer.split("\n")
-            for line in lines:
-                self._line(line)
-        elif event.kind == "finished" and event.result is not None:
-            self.outcome.exit_code = event.result.exit_code
-            self.outcome.timeout_kind = event.result.timeout_kind
 
     def consume_session_line(self, line: str) -> None:
         """Take one line of the CLI's session log; a ``token_usage_record`` is one model call."""
@@ -132,35 +97,9 @@ class CodexExecParser:
         )
         self._call_started = now
 
-    def drain_steps(self) -> Iterable[TrajectoryStep]:
-        """The steps completed since the last call."""
-        steps, self._steps = self._steps, []
-        return steps
-
-    def finish(self) -> Iterable[TrajectoryStep]:
-        """Flush a last unterminated line and settle usage on the CLI's own total."""
-        if not self._finished:
-            self._finished = True
-            if self._buffer.strip():
-                self._line(self._buffer)
-            self._buffer = ""
-            self._settle()
-        return self.drain_steps()
-
     # -- events -------------------------------------------------------------------------
 
-    def _line(self, line: str) -> None:
-        line = line.strip()
-        if not line:
-            return
-        try:
-            event = json.loads(line)
-        except json.JSONDecodeError:
-            if len(self.outcome.invalid_lines) < _KEEP_UNKNOWN:
-                self.outcome.invalid_lines.append(line[:500])
-            return
-        if not isinstance(event, dict):
-            return
+    def _event(self, event: dict[str, Any]) -> None:
         kind = event.get("type")
         if kind == "thread.started":
             self.outcome.thread_id = event.get("thread_id") or self.outcome.thread_id
@@ -179,8 +118,8 @@ class CodexExecParser:
             message = str(event.get("message") or "error")
             self.outcome.errors.append(message)
             self._steps.append(ErrorStep(message=message, error_type="stream_error"))
-        elif len(self.outcome.unknown_events) < _KEEP_UNKNOWN:
-            self.outcome.unknown_events.append(event)
+        else:
+            self._keep_unknown(event)
 
     def _turn_completed(self, event: dict[str, Any]) -> None:
         self.outcome.turn_completed = True
@@ -188,7 +127,7 @@ class CodexExecParser:
             total = CodexUsage.model_validate(event.get("usage") or {}).tokens()
         except ValidationError:
             return
-        self.outcome.cli_usage = _minus(total, self._prior)
+        self.outcome.cli_usage = token_difference(total, self._prior)
 
     def _item(self, kind: str, item: dict[str, Any]) -> None:
         item_id = str(item.get("id") or "")
@@ -200,7 +139,7 @@ class CodexExecParser:
             return
         step = self._item_step(item_type, item)
         if step is None:
-            if len(self.outcome.unknown_events) < _KEEP_UNKNOWN:
+            if len(self.outcome.unknown_events) < KEEP_UNKNOWN:
                 self.outcome.unknown_events.append({"type": kind, "item": item})
             return
         if isinstance(step, ToolUseStep):
@@ -256,31 +195,6 @@ class CodexExecParser:
             result=str(error.get("message")) if error else text,
             is_error=error is not None or item.get("status") == "failed",
         )
-
-    # -- usage --------------------------------------------------------------------------
-
-    def _cost(self, tokens: TokenUsage) -> float | None:
-        return self.pricing.get_cost(tokens) if self.pricing is not None else None
-
-    def _count(self, tokens: TokenUsage, *, count_step: bool) -> None:
-        cost = self._cost(tokens) or 0.0
-        current = self._usage.current_tokens
-        self._usage.step(tokens, cost, count_step=count_step)
-        if not count_step:
-            self._usage.current_tokens = current  # a correction is no model call of its own
-        self.outcome.live_usage = self.outcome.live_usage + tokens
-        self.outcome.live_cost += cost
-        if count_step:
-            self.outcome.model_calls += 1
-
-    def _settle(self) -> None:
-        """Make the tracker equal the CLI's own total (add only what the session log missed)."""
-        reported = self.outcome.cli_usage
-        if reported is None:
-            return
-        missing = _minus(reported, self.outcome.live_usage)
-        if missing != TokenUsage():
-            self._count(missing, count_step=False)
 
 
 def create_parser(**options: Any) -> CodexExecParser:

@@ -6,10 +6,9 @@ fields they do not name (``extra="allow"``) instead of failing on them.
 
 from __future__ import annotations
 
-from typing import Any, Literal
-
 from pydantic import BaseModel, ConfigDict, Field
 
+from agentrig.agents.cli_stream import CliStreamOutcome
 from agentrig.usage import TokenUsage
 
 
@@ -39,8 +38,9 @@ class CodexUsage(BaseModel):
         )
 
 
-class CodexOutcome(BaseModel):
-    """How one CLI run went, as its stream told it (``codex_outcome.json``).
+class CodexOutcome(CliStreamOutcome):
+    """How one CLI run went, as its stream told it (``codex_outcome.json``); the usage and end fields are
+    :class:`~agentrig.agents.cli_stream.CliStreamOutcome`'s.
 
     ``cli_usage`` is the CLI's own figure: ``turn.completed.usage`` (the thread's
     total; for a resumed thread, minus the total it had before). ``live_usage``
@@ -55,11 +55,3 @@ class CodexOutcome(BaseModel):
     turn_failed: str | None = None
     errors: list[str] = Field(default_factory=list)
     warnings: list[str] = Field(default_factory=list)
-    cli_usage: TokenUsage | None = None
-    live_usage: TokenUsage = Field(default_factory=TokenUsage)
-    live_cost: float = 0.0
-    model_calls: int = 0
-    exit_code: int | None = None
-    timeout_kind: Literal["wall", "idle"] | None = None
-    unknown_events: list[dict[str, Any]] = Field(default_factory=list)
-    invalid_lines: list[str] = Field(default_factory=list)

@@ -14,12 +14,8 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from pydantic import BaseModel
-
 from agentrig.agents.cli_agent import CliAgent, CliLaunch
-from agentrig.agents.interface import AgentConfigBase, AgentContext
 from agentrig.errors import AgentSetupError, AgentStepError
-from agentrig.trajectory import UserStep
 from agentrig_gemini_cli.command import GeminiSettings, build_argv, build_env, thinking_config
 from agentrig_gemini_cli.config import BASE_URL_ENV, KEY_ENV, GeminiCliConfig
 from agentrig_gemini_cli.outcome import GeminiOutcome
@@ -53,7 +49,10 @@ class GeminiCliAgent(CliAgent):
     agent_type = "gemini_cli"
     cli_name = "Gemini CLI"
     npm_package = "@google/gemini-cli"
+    config_class = GeminiCliConfig
     config: GeminiCliConfig
+    outcome: GeminiOutcome | None
+    launch: GeminiLaunch | None
 
     def __init__(
         self,
@@ -76,30 +75,10 @@ class GeminiCliAgent(CliAgent):
         self.session_id: str | None = None
         self._reset_checkpoint_state()
 
-    @classmethod
-    def _from_config(cls, config: AgentConfigBase, context: AgentContext) -> GeminiCliAgent:
-        if not isinstance(config, GeminiCliConfig):
-            config = GeminiCliConfig.model_validate(config.model_dump() if isinstance(config, BaseModel) else config)
-        return cls(
-            config,
-            context.require_model("gemini_cli"),
-            context.credential,
-            context.problem_name,
-            context.verbose,
-            thinking_preset=context.thinking_preset,
-        )
-
     # -- per-checkpoint state ---------------------------------------------------
 
-    def _reset_checkpoint_state(self) -> None:
-        """Forget everything one checkpoint's run left (its outcome and launch too)."""
-        self.outcome: GeminiOutcome | None = None
-        self.launch: GeminiLaunch | None = None
-        super()._reset_checkpoint_state()
-
-    def reset(self) -> None:
-        """Start the next checkpoint in a fresh CLI session."""
-        self._reset_checkpoint_state()
+    def _forget_session(self) -> None:
+        """The next checkpoint starts a fresh CLI session."""
         self.session_id = None
 
     # -- setup ------------------------------------------------------------------
@@ -149,15 +128,11 @@ class GeminiCliAgent(CliAgent):
 
     def run(self, task: str) -> None:
         """Run the CLI on ``task`` until it ends, a limit kills it, or it fails."""
-        if self._runtime is None:
-            raise AgentStepError("run() before setup(): the agent has no session")
-        self._reset_checkpoint_state()
-        self._emit(UserStep(content=task))
-        self.check_limits()
+        runtime = self._begin_checkpoint(task)
         resume = self.session_id
         argv = build_argv(self.config, binary=self._binary, model=self.model.name, resume=resume)
         self.launch = GeminiLaunch(
-            argv=argv, env_names=sorted(self._env), runtime=self._runtime.name, cwd=self._runtime.workdir,
+            argv=argv, env_names=sorted(self._env), runtime=runtime.name, cwd=runtime.workdir,
             resumed_session=resume,
         )
         self._start_scratch("agentrig-gemini-run-")

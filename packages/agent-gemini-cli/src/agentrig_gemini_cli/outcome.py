@@ -14,10 +14,11 @@ stream and the session log alike: ``input = prompt - cached``, ``cache_read = ca
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from agentrig.agents.cli_stream import CliStreamOutcome
 from agentrig.usage import TokenUsage
 
 
@@ -83,8 +84,9 @@ class GeminiError(BaseModel):
     message: str = ""
 
 
-class GeminiOutcome(BaseModel):
-    """How one CLI run went, as its stream told it (``gemini_outcome.json``).
+class GeminiOutcome(CliStreamOutcome):
+    """How one CLI run went, as its stream told it (``gemini_outcome.json``); the usage and end fields are
+    :class:`~agentrig.agents.cli_stream.CliStreamOutcome`'s.
 
     ``cli_usage`` is the CLI's own figure (the ``result`` event's ``stats``, counted by the
     process for this run alone, a resumed session too). ``live_usage`` and ``live_cost`` are
@@ -102,11 +104,3 @@ class GeminiOutcome(BaseModel):
     errors: list[str] = Field(default_factory=list)
     warnings: list[str] = Field(default_factory=list)
     stats: GeminiStats | None = None
-    cli_usage: TokenUsage | None = None
-    live_usage: TokenUsage = Field(default_factory=TokenUsage)
-    live_cost: float = 0.0
-    model_calls: int = 0
-    exit_code: int | None = None
-    timeout_kind: Literal["wall", "idle"] | None = None
-    unknown_events: list[dict[str, Any]] = Field(default_factory=list)
-    invalid_lines: list[str] = Field(default_factory=list)

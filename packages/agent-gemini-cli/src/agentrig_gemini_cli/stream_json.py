@@ -31,32 +31,20 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError
 
+from agentrig.agents.cli_stream import JsonLinesParser
 from agentrig.trajectory import AgentTextStep, ErrorStep, LLMCall, ThinkingStep, ToolUseStep
-from agentrig.usage import TokenUsage, UsageTracker
+from agentrig.usage import UsageTracker
 from agentrig_gemini_cli.outcome import GeminiError, GeminiLogTokens, GeminiOutcome, GeminiStats
 
 if TYPE_CHECKING:
     from agentrig.pricing import APIPricing
-    from agentrig.runtime.interface import RuntimeEvent
-    from agentrig.trajectory import TrajectoryStep
 
 PARSER_NAME = "gemini-stream-json"
-_KEEP_UNKNOWN = 50
-
-
-def _minus(a: TokenUsage, b: TokenUsage) -> TokenUsage:
-    return TokenUsage(
-        input=a.input - b.input,
-        output=a.output - b.output,
-        cache_read=a.cache_read - b.cache_read,
-        cache_write=a.cache_write - b.cache_write,
-        reasoning=a.reasoning - b.reasoning,
-    )
 
 
 def _thoughts_text(thoughts: Any) -> str:
@@ -73,7 +61,7 @@ def _thoughts_text(thoughts: Any) -> str:
     return text.strip()
 
 
-class GeminiStreamParser:
+class GeminiStreamParser(JsonLinesParser[GeminiOutcome]):
     """Incremental parser of the Gemini CLI's stream JSON; see the module docstring."""
 
     def __init__(
@@ -84,36 +72,12 @@ class GeminiStreamParser:
         usage: UsageTracker | None = None,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
-        self.pricing = pricing
-        self.model = model
-        self._usage = usage if usage is not None else UsageTracker()
-        self._clock = clock
-        self.outcome = GeminiOutcome()
-        self._buffer = ""
+        super().__init__(GeminiOutcome(), pricing=pricing, model=model, usage=usage, clock=clock)
         self._text = ""
-        self._steps: list[TrajectoryStep] = []
         self._tools: dict[str, tuple[str, Any, float]] = {}
         self._replies: set[str] = set()
-        self._call_started = clock()
-        self._finished = False
-
-    @property
-    def usage(self) -> UsageTracker:
-        """The live usage: every model call so far (the tracker given, updated in place)."""
-        return self._usage
 
     # -- input --------------------------------------------------------------------------
-
-    def consume(self, event: RuntimeEvent) -> None:
-        """Take a runtime event: stdout text (any size of piece) or the process's end."""
-        if event.kind == "stdout":
-            self._buffer += event.text
-            *lines, self._buffer = self._buffer.split("\n")
-            for line in lines:
-                self._line(line)
-        elif event.kind == "finished" and event.result is not None:
-            self.outcome.exit_code = event.result.exit_code
-            self.outcome.timeout_kind = event.result.timeout_kind
 
     def consume_session_line(self, line: str) -> None:
         """Take one line of the CLI's session log; a ``gemini`` record seen first is one model call."""
@@ -147,43 +111,20 @@ class GeminiStreamParser:
         )
         self._call_started = now
 
-    def drain_steps(self) -> Iterable[TrajectoryStep]:
-        """The steps completed since the last call."""
-        steps, self._steps = self._steps, []
-        return steps
-
-    def finish(self) -> Iterable[TrajectoryStep]:
-        """Flush a last unterminated line, the text and tool calls left open; settle usage on the CLI's total."""
-        if not self._finished:
-            self._finished = True
-            if self._buffer.strip():
-                self._line(self._buffer)
-            self._buffer = ""
-            self._flush_text()
-            for tool_id in list(self._tools):
-                self._steps.append(self._tool_step(tool_id, None, interrupted=True))
-            self._settle()
-        return self.drain_steps()
+    def _close(self) -> None:
+        """The text and tool calls left open."""
+        self._flush_text()
+        for tool_id in list(self._tools):
+            self._steps.append(self._tool_step(tool_id, None, interrupted=True))
 
     # -- events -------------------------------------------------------------------------
 
-    def _line(self, line: str) -> None:
-        line = line.strip()
-        if not line:
-            return
-        try:
-            event = json.loads(line)
-        except json.JSONDecodeError:
-            if len(self.outcome.invalid_lines) < _KEEP_UNKNOWN:
-                self.outcome.invalid_lines.append(line[:500])
-            return
-        if not isinstance(event, dict):
-            return
+    def _event(self, event: dict[str, Any]) -> None:
         handler = _HANDLERS.get(str(event.get("type")))
         if handler is not None:
             handler(self, event)
-        elif len(self.outcome.unknown_events) < _KEEP_UNKNOWN:
-            self.outcome.unknown_events.append(event)
+        else:
+            self._keep_unknown(event)
 
     def _init(self, event: dict[str, Any]) -> None:
         self.outcome.session_id = str(event.get("session_id") or "") or self.outcome.session_id
@@ -248,31 +189,6 @@ class GeminiStreamParser:
             elapsed=max(0.0, self._clock() - started) if started is not None else None,
             metadata=metadata,
         )
-
-    # -- usage --------------------------------------------------------------------------
-
-    def _cost(self, tokens: TokenUsage) -> float | None:
-        return self.pricing.get_cost(tokens) if self.pricing is not None else None
-
-    def _count(self, tokens: TokenUsage, *, count_step: bool) -> None:
-        cost = self._cost(tokens) or 0.0
-        current = self._usage.current_tokens
-        self._usage.step(tokens, cost, count_step=count_step)
-        if not count_step:
-            self._usage.current_tokens = current  # a correction is no model call of its own
-        self.outcome.live_usage = self.outcome.live_usage + tokens
-        self.outcome.live_cost += cost
-        if count_step:
-            self.outcome.model_calls += 1
-
-    def _settle(self) -> None:
-        """Make the tracker equal the CLI's own total (add only what the session log missed)."""
-        reported = self.outcome.cli_usage
-        if reported is None:
-            return
-        missing = _minus(reported, self.outcome.live_usage)
-        if missing != TokenUsage():
-            self._count(missing, count_step=False)
 
 
 _HANDLERS: dict[str, Callable[[GeminiStreamParser, dict[str, Any]], None]] = {

@@ -15,14 +15,14 @@ from __future__ import annotations
 import os
 import re
 import shutil
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, Any, ClassVar
+from typing import IO, TYPE_CHECKING, Any, ClassVar, TypeVar
 
 from pydantic import BaseModel
 
-from agentrig.agents.interface import Agent
+from agentrig.agents.interface import Agent, AgentConfigBase, AgentContext
 from agentrig.errors import AgentLimitError, AgentSetupError, AgentStepError
 from agentrig.scratch import temp_dir
 
@@ -51,6 +51,9 @@ _VERSION = re.compile(r"(\d+\.\d+\.\d+\S*)")
 _STDERR_TAIL = 1500
 
 
+_AgentT = TypeVar("_AgentT", bound="CliAgent")
+
+
 class CliLaunch(BaseModel):
     """How a checkpoint's CLI was launched (the environment's names only, never its values)."""
 
@@ -74,6 +77,8 @@ class CliAgent(Agent):
     cli_name: ClassVar[str] = "CLI"
     #: The npm package that installs the CLI (named in the install hint).
     npm_package: ClassVar[str] = ""
+    #: The agent's config model: :meth:`_from_config` validates a plain config into it.
+    config_class: ClassVar[type[CliAgentConfig]]
     #: Seconds between reads of the CLI's side log (:meth:`_read_side_log`) while it runs.
     side_log_poll: ClassVar[float] = 0.1
 
@@ -107,17 +112,50 @@ class CliAgent(Agent):
         self.cli_version: str | None = None
         self._mcp: dict[str, McpStdioServer | McpHttpServer] | None = None
         self._mcp_secrets: list[str] = []
+        #: How the last checkpoint's CLI ended (its parser's outcome) and how it was launched.
+        self.outcome: BaseModel | None = None
+        self.launch: CliLaunch | None = None
+
+    @classmethod
+    def _from_config(cls: type[_AgentT], config: AgentConfigBase, context: AgentContext) -> _AgentT:
+        """Build the agent from its :attr:`config_class` (validated from a plain config) and ``context``."""
+        if not isinstance(config, cls.config_class):
+            config = cls.config_class.model_validate(config.model_dump() if isinstance(config, BaseModel) else config)
+        make: Callable[..., _AgentT] = cls
+        return make(
+            config,
+            context.require_model(str(cls.agent_type)),
+            context.credential,
+            context.problem_name,
+            context.verbose,
+            **cls._context_options(context),
+        )
+
+    @classmethod
+    def _context_options(cls, context: AgentContext) -> dict[str, Any]:
+        """The keyword arguments of the constructor read from ``context``; by default the thinking preset."""
+        return {"thinking_preset": context.thinking_preset}
 
     # -- per-checkpoint state ---------------------------------------------------
 
     def _reset_checkpoint_state(self) -> None:
-        """Forget what one checkpoint's run left: its kill reason, process, steps and scratch files."""
+        """Forget what one checkpoint's run left: its outcome, launch, kill reason, process, steps and scratch files."""
+        self.outcome = None
+        self.launch = None
         self._limit_hit = None
         self._process = None
         self._checkpoint_steps = []
         if self._scratch is not None:
             shutil.rmtree(self._scratch, ignore_errors=True)
         self._scratch = None
+
+    def reset(self) -> None:
+        """Start the next checkpoint in a fresh CLI session: nothing of this one's run, no session to resume."""
+        self._reset_checkpoint_state()
+        self._forget_session()
+
+    def _forget_session(self) -> None:
+        """Forget the CLI session continued across checkpoints (and what it had counted); by default nothing."""
 
     # -- setup ------------------------------------------------------------------
 
@@ -192,6 +230,17 @@ class CliAgent(Agent):
         return found
 
     # -- a checkpoint -------------------------------------------------------------
+
+    def _begin_checkpoint(self, task: str) -> Runtime:
+        """Start a checkpoint's run on ``task``: its state reset, the task emitted, the limits checked first."""
+        from agentrig.trajectory import UserStep
+
+        if self._runtime is None:
+            raise AgentStepError("run() before setup(): the agent has no session")
+        self._reset_checkpoint_state()
+        self._emit(UserStep(content=task))
+        self.check_limits()
+        return self._runtime
 
     def _start_scratch(self, prefix: str) -> None:
         """A fresh scratch directory ``prefix...`` (under the run directory) for this checkpoint's raw streams."""
