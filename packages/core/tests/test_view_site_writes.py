@@ -133,3 +133,67 @@ def test_the_collector_runs_once_per_problem_run(tmp_path: Path) -> None:
     assert written == 4 * (3 + 2)  # per problem run: 3 checkpoint pages, its page, its search shard
     assert collections == [1, 1, 1, 1]
     assert gc.isenabled()
+
+
+def test_a_problem_run_s_checkpoints_are_found_by_the_run_s_index(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A problem run's files (its checkpoints read, its page) look its checkpoints up in the run's index by problem:
+    a pass over every checkpoint of the run per problem run made a report of 10,000 checkpoints quadratic."""
+    from agentrig.report.reader import LoadedRun
+
+    run = synthetic_run(tmp_path / "run", checkpoints=20, steps=2, per_problem=2)
+    report = Report([run], cache_runs=True)
+    report.runs()
+    passes: list[int] = []
+    entries = LoadedRun.entries
+
+    def counted(self: LoadedRun) -> list[object]:
+        passes.append(1)
+        return entries(self)  # type: ignore[return-value]
+
+    monkeypatch.setattr(LoadedRun, "entries", counted)
+    jobs = report.problem_runs()
+    assert len(jobs) == 10
+    for job in jobs:
+        assert len(report.problem_files(*job)) == 2 + 2  # its checkpoints' pages, its page, its search shard
+    assert len(passes) <= 2, len(passes)  # the index made once (and what the run's first lookup needs)
+
+
+def test_forked_helpers_inherit_what_the_pages_import(tmp_path: Path) -> None:
+    """The process writes its first problem run before it forks: the modules the pages import on first use are
+    imported once, not again in every helper. A fresh interpreter, as ``agentrig view`` is: the tests' own has
+    imported them already."""
+    import subprocess
+    import sys
+
+    run = synthetic_run(tmp_path / "run", checkpoints=8, steps=2, per_problem=2)
+    code = """
+import os, sys
+from pathlib import Path
+from agentrig.view import site
+from agentrig.view.render import Report
+
+LAZY = ("agentrig.view.search", "agentrig.view.quality", "agentrig.view.tries", "agentrig.view.problem_page")
+assert not any(name in sys.modules for name in LAZY)
+os.cpu_count = lambda: 2
+site.PARALLEL_FROM = 2
+write_pages = site._write_pages
+
+def noted(report, out, share):
+    if share:  # a file per process: what it had imported when it started writing pages
+        imported = all(name in sys.modules for name in LAZY)
+        Path(sys.argv[3], str(os.getpid())).write_text("yes" if imported else "no")
+    return write_pages(report, out, share)
+
+site._write_pages = noted
+site.write_site(Report([Path(sys.argv[1])], cache_runs=True), Path(sys.argv[2]))
+print(os.getpid())
+"""
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    done = subprocess.run([sys.executable, "-c", code, str(run), str(tmp_path / "site"), str(notes)],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    parent = done.stdout.split()[-1]
+    helpers = [p.read_text() for p in notes.iterdir() if p.name != parent]
+    assert helpers == ["yes"], helpers  # one helper (two writers), the modules imported before its fork
+    assert (tmp_path / "site" / "runs" / "1" / "problem_0003" / "checkpoint_2.html").is_file()

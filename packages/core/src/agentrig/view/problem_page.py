@@ -58,7 +58,7 @@ def problem_page_context(run_index: int, run: LoadedRun, problem: str,
                          details: dict[str, CheckpointDetail]) -> dict[str, Any]:
     """The page of problem run ``problem``: ``details`` holds the checkpoints read (by name; those not started
     are absent)."""
-    entries = [e for e in run.entries() if e.problem == problem]
+    entries = [e for e in run.find(problem) if e.problem == problem]  # the run's index: no pass over every checkpoint
     cards = [checkpoint_card(run_index, e, details.get(e.checkpoint)) for e in entries]
     rows = [c["row"] for c in cards]
     costs = [r.cost for r in rows if r.steps is not None]

@@ -184,7 +184,8 @@ class Report:
         if not 1 <= run_index <= len(runs):
             return None
         run = runs[run_index - 1]
-        entries = [e for e in run.entries() if e.problem == problem]
+        # the run's index by problem (one pass over the run), not a pass over every checkpoint per problem run
+        entries = [e for e in run.find(problem) if e.problem == problem]
         if not entries:
             return None
         return run, [load_checkpoint(e) for e in entries if e.state != "pending"]

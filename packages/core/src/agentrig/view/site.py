@@ -26,6 +26,11 @@ PARALLEL_FROM = 16
 #: The most processes writing pages at once.
 MAX_WRITERS = 4
 
+#: The templates of a problem run's pages, their includes too (an include is compiled on its first use, in
+#: every helper that had not had it compiled before the fork).
+PAGE_TEMPLATES = ("base.html", "checkpoint.html", "problem.html", "quality_checkpoint.html", "quality_problem.html",
+                  "quality_growth.html", "quality_plots.html")
+
 #: Problem runs, ``(run index, problem run)``: a helper's share of the pages.
 Share = list[tuple[int, str]]
 
@@ -130,8 +135,11 @@ def _write_all_pages(report: Report, out: Path, jobs: Share) -> int:
     if writers == 1:
         return _write_pages(report, out, jobs)
     context = multiprocessing.get_context("fork")
-    for template in ("base.html", "checkpoint.html", "problem.html"):  # compiled once, not once per helper
+    for template in PAGE_TEMPLATES:  # compiled once, not once per helper
         report.template(template)
+    # this process's first problem run written before the fork: what the pages import and cache on first use (the
+    # quality, search and tries modules, the run's index by problem) is then done once, not once in every helper
+    count = _write_pages(report, out, jobs[:1])
     gc.freeze()  # the helpers share the runs read: their collections would copy every page of memory holding them
     helpers = []
     try:
@@ -141,7 +149,7 @@ def _write_all_pages(report: Report, out: Path, jobs: Share) -> int:
             process.start()
             send.close()
             helpers.append((process, receive))
-        count = _write_pages(report, out, jobs[0::writers])
+        count += _write_pages(report, out, jobs[writers::writers])
         for process, receive in helpers:
             try:
                 written, error = receive.recv()
