@@ -218,5 +218,5 @@ def test_verbose_progress_shows_the_plan_states(fake_openai_server: FakeModelSer
 
     (entry,) = open_run(out).find("plan-demo", "only")
     views, _ = step_views(load_checkpoint(entry))
-    titles = [v.title for v in views if v.kind == "plan"]
+    titles = [v["title"] for v in views if v["kind"] == "plan"]  # the step data each page draws
     assert titles[2] == "plan ERROR_RECOVERY (plan 1 step 1 bash)"
