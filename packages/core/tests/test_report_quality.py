@@ -6,6 +6,7 @@ is one warning line naming it; a run without any shows nothing extra."""
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -189,3 +190,30 @@ def test_records_without_function_lengths_compare_complexity_only(tmp_path: Path
     out, err = cli(capsys, "show", str(run))
     growing = out.split("grew most since their previous checkpoint:\n")[1].splitlines()
     assert growing[0] == "  erosion/checkpoint_2 (since checkpoint_1): app.py:parse  CC 2 -> 5 (+3)" and err == ""
+
+
+class _CountingList(list[Any]):
+    """A list that counts the passes made over it."""
+
+    passes = 0
+
+    def __iter__(self) -> Iterator[Any]:
+        type(self).passes += 1
+        return super().__iter__()
+
+
+def test_a_report_finds_each_problem_s_quality_by_the_run_s_index(runs: tuple[Path, Path]) -> None:
+    """A page per problem and per checkpoint: one pass over the run's problems, not one per page (quadratic at
+    thousands of problem runs)."""
+    from agentrig.report.quality import checkpoint_quality, run_quality
+    from agentrig.report.reader import open_run
+
+    run = open_run(runs[0])
+    run.problems = _CountingList(run.problems)
+    _CountingList.passes = 0
+    for problem in run.problems:
+        assert run_quality(run, problem.name) is not None
+        for entry in problem.checkpoints:
+            point, notices = checkpoint_quality(run, entry)
+            assert point is not None and point.checkpoint == entry.checkpoint and notices == []
+    assert _CountingList.passes <= 2  # this loop's own pass and the index's

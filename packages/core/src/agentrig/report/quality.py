@@ -214,9 +214,7 @@ def run_quality(run: LoadedRun, problem: str | None = None) -> RunQuality | None
     ``None`` when no selected checkpoint has a ``quality.json`` nor a broken one."""
     notices: list[str] = []
     problems: list[ProblemQuality] = []
-    for entry in run.problems:
-        if problem is not None and problem not in (entry.name, entry.problem):
-            continue
+    for entry in run.problems if problem is None else run.problems_named(problem):
         found = problem_quality(run, entry, notices)
         if found is not None:
             problems.append(found)
@@ -231,7 +229,7 @@ def run_quality(run: LoadedRun, problem: str | None = None) -> RunQuality | None
 def checkpoint_quality(run: LoadedRun, entry: CheckpointEntry) -> tuple[QualityPoint | None, list[str]]:
     """One checkpoint's point (``None`` when it has no readable ``quality.json``) and the notices of its problem run."""
     notices: list[str] = []
-    problem = next((p for p in run.problems if p.name == entry.problem), None)
+    problem = next(iter(p for p in run.problems_named(entry.problem) if p.name == entry.problem), None)
     found = problem_quality(run, problem, notices) if problem is not None else None
     point = next((c for c in found.checkpoints if c.checkpoint == entry.checkpoint), None) if found else None
     own = str(entry.paths.root / QUALITY_FILE)

@@ -118,6 +118,7 @@ class LoadedRun:
     problems: list[ProblemEntry]
     notices: list[str] = field(default_factory=list)
     _by_problem: dict[str, list[CheckpointEntry]] | None = field(default=None, init=False, repr=False, compare=False)
+    _problems_by_name: dict[str, list[ProblemEntry]] | None = field(default=None, init=False, repr=False, compare=False)
 
     @property
     def name(self) -> str:
@@ -167,6 +168,17 @@ class LoadedRun:
                     self._by_problem.setdefault(base, []).append(entry)
         found = self._by_problem.get(problem, [])
         return [e for e in found if e.checkpoint == checkpoint] if checkpoint is not None else list(found)
+
+    def problems_named(self, name: str) -> list[ProblemEntry]:
+        """The problem runs called ``name`` (a problem run's name), or every attempt of problem ``name``;
+        in the run's order, empty when unknown. One index per run, not a pass per lookup."""
+        if self._problems_by_name is None:
+            self._problems_by_name = {}
+            for entry in self.problems:
+                self._problems_by_name.setdefault(entry.name, []).append(entry)
+                if entry.problem != entry.name:
+                    self._problems_by_name.setdefault(entry.problem, []).append(entry)
+        return list(self._problems_by_name.get(name, []))
 
     @property
     def attempts(self) -> int:
