@@ -161,3 +161,17 @@ def test_agentrig_run_refuses_a_substituted_mcp_value_in_one_line(
     lines = [line for line in err.splitlines() if line.startswith("agentrig: error:")]
     assert status != 0 and len(lines) == 1 and "Traceback" not in err, err
     assert "mcp_servers.files.env.K contains '{env:'" in lines[0] and SECRET not in err
+
+
+def test_reset_forgets_the_session_and_the_last_run() -> None:
+    from agentrig_opencode.agent import OpenCodeAgent, OpenCodeLaunch
+    from agentrig_opencode.outcome import OpenCodeOutcome
+
+    agent = build_cli_agent(OpenCodeConfig(), model=ModelDefinition(provider="openai", name="gpt-5"),
+                            credential=credential(), problem_name="p")
+    assert isinstance(agent, OpenCodeAgent) and type(agent.config) is OpenCodeConfig
+    agent.session_id = "ses_kept"
+    agent.outcome = OpenCodeOutcome(session_id="ses_kept")
+    agent.launch = OpenCodeLaunch(argv=["opencode"], env_names=[], runtime="local", cwd="/w")
+    agent.reset()
+    assert agent.session_id is None and agent.outcome is None and agent.launch is None

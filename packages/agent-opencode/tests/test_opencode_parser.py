@@ -58,6 +58,8 @@ def test_recorded_tool_turn_gives_steps_and_usage_per_call_equal_to_the_cli() ->
     outcome = parser.outcome
     assert outcome.session_id and outcome.session_id.startswith("ses_")
     assert outcome.cli_usage == usage.net_tokens and outcome.cli_cost == pytest.approx(outcome.live_cost)
+    # counted live per step_finish through the shared base: settling on the CLI's total adds nothing
+    assert outcome.live_usage == outcome.cli_usage and usage.steps == 2
     assert outcome.completed and outcome.model_calls == 2 and outcome.last_finish_reason == "stop"
 
 
@@ -97,3 +99,15 @@ def test_unpriced_model_counts_tokens_and_keeps_the_cli_cost() -> None:
     (call,) = feed(parser, json.dumps(step_finish) + "\n")
     assert isinstance(call, LLMCall) and call.cost is None and call.usage == TokenUsage(input=10, output=2)
     assert parser.usage.steps == 1 and parser.usage.cost == 0
+
+
+def test_outcome_shares_the_cli_stream_fields_and_reports_zero_usage_before_a_call() -> None:
+    from agentrig.agents.cli_stream import CliStreamOutcome, JsonLinesParser
+
+    parser = OpenCodeRunParser(pricing=PRICES, model="m")
+    assert isinstance(parser, JsonLinesParser) and isinstance(parser.outcome, CliStreamOutcome)
+    assert feed(parser, '[1, 2]\n{"type": "step_start", "sessionID": "ses_z"}\n', exit_code=0) == []
+    record = json.loads(parser.outcome.model_dump_json())
+    # a run with no model call: zero usage, never null (as before the shared base)
+    assert record["cli_usage"] == record["live_usage"] == TokenUsage().model_dump()
+    assert record["session_id"] == "ses_z" and record["model_calls"] == 0 and not parser.outcome.completed

@@ -14,12 +14,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from pydantic import BaseModel
-
 from agentrig.agents.cli_agent import CliAgent, CliLaunch
-from agentrig.agents.interface import AgentConfigBase, AgentContext
 from agentrig.errors import AgentSetupError, AgentStepError
-from agentrig.trajectory import UserStep
 from agentrig_opencode.command import (
     CONFIG_FILE,
     DEFAULT_CONTEXT,
@@ -59,7 +55,10 @@ class OpenCodeAgent(CliAgent):
     agent_type = "opencode"
     cli_name = "OpenCode CLI"
     npm_package = "opencode-ai"
+    config_class = OpenCodeConfig
     config: OpenCodeConfig
+    outcome: OpenCodeOutcome | None
+    launch: OpenCodeLaunch | None
 
     def __init__(
         self,
@@ -79,28 +78,10 @@ class OpenCodeAgent(CliAgent):
         self._config_text = ""
         self._reset_checkpoint_state()
 
-    @classmethod
-    def _from_config(cls, config: AgentConfigBase, context: AgentContext) -> OpenCodeAgent:
-        if not isinstance(config, OpenCodeConfig):
-            config = OpenCodeConfig.model_validate(config.model_dump() if isinstance(config, BaseModel) else config)
-        return cls(
-            config,
-            context.require_model("opencode"),
-            context.credential,
-            context.problem_name,
-            context.verbose,
-            thinking_preset=context.thinking_preset,
-        )
+    # -- per-checkpoint state ---------------------------------------------------
 
-    def _reset_checkpoint_state(self) -> None:
-        """Forget everything one checkpoint's run left (its outcome and launch too)."""
-        self.outcome: OpenCodeOutcome | None = None
-        self.launch: OpenCodeLaunch | None = None
-        super()._reset_checkpoint_state()
-
-    def reset(self) -> None:
-        """Start the next checkpoint in a fresh OpenCode session."""
-        self._reset_checkpoint_state()
+    def _forget_session(self) -> None:
+        """The next checkpoint starts a fresh OpenCode session."""
         self.session_id = None
 
     # -- setup ------------------------------------------------------------------
@@ -171,17 +152,13 @@ class OpenCodeAgent(CliAgent):
 
     def run(self, task: str) -> None:
         """Run the CLI on ``task`` until it ends, a limit kills it, or it fails."""
-        if self._runtime is None:
-            raise AgentStepError("run() before setup(): the agent has no session")
-        self._reset_checkpoint_state()
-        self._emit(UserStep(content=task))
-        self.check_limits()
+        runtime = self._begin_checkpoint(task)
         continued = self.session_id
         argv = build_argv(
             self.config, binary=self._binary, model=self.model.name, title=f"agentrig {self.problem_name}", session=continued
         )
         self.launch = OpenCodeLaunch(
-            argv=argv, env_names=sorted(self._env), runtime=self._runtime.name, cwd=self._runtime.workdir,
+            argv=argv, env_names=sorted(self._env), runtime=runtime.name, cwd=runtime.workdir,
             continued_session=continued,
         )
         self._start_scratch("agentrig-opencode-run-")

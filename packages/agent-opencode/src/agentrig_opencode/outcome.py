@@ -6,10 +6,9 @@ fields they do not name (``extra="allow"``) instead of failing on them.
 
 from __future__ import annotations
 
-from typing import Any, Literal
-
 from pydantic import BaseModel, ConfigDict, Field
 
+from agentrig.agents.cli_stream import CliStreamOutcome
 from agentrig.usage import TokenUsage
 
 
@@ -47,28 +46,24 @@ class OpenCodeTokens(BaseModel):
         )
 
 
-class OpenCodeOutcome(BaseModel):
-    """How one CLI run went, as its stream told it (``opencode_outcome.json``).
+class OpenCodeOutcome(CliStreamOutcome):
+    """How one CLI run went, as its stream told it (``opencode_outcome.json``); the usage and end fields are
+    :class:`~agentrig.agents.cli_stream.CliStreamOutcome`'s.
 
     ``cli_usage`` and ``cli_cost`` are the CLI's own figures: the sum of its
-    ``step_finish`` parts (one per model call), counted live as they came.
+    ``step_finish`` parts (one per model call), counted live as they came, so
+    ``live_usage`` equals ``cli_usage`` (zero, not ``None``, before the first call).
     ``live_cost`` is what agentrig made of those tokens at its own prices; with
     the prices agentrig declares in the CLI's config it equals ``cli_cost``.
     """
 
     model_config = ConfigDict(extra="forbid")
 
+    cli_usage: TokenUsage = Field(default_factory=TokenUsage)
     session_id: str | None = None
     errors: list[str] = Field(default_factory=list)
-    cli_usage: TokenUsage = Field(default_factory=TokenUsage)
     cli_cost: float = 0.0
-    live_cost: float = 0.0
-    model_calls: int = 0
     last_finish_reason: str | None = None
-    exit_code: int | None = None
-    timeout_kind: Literal["wall", "idle"] | None = None
-    unknown_events: list[dict[str, Any]] = Field(default_factory=list)
-    invalid_lines: list[str] = Field(default_factory=list)
 
     @property
     def completed(self) -> bool:

@@ -27,22 +27,20 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError
 
+from agentrig.agents.cli_stream import JsonLinesParser
 from agentrig.trajectory import AgentTextStep, ErrorStep, LLMCall, ThinkingStep, ToolUseStep
 from agentrig.usage import UsageTracker
 from agentrig_opencode.outcome import OpenCodeOutcome, OpenCodeTokens
 
 if TYPE_CHECKING:
     from agentrig.pricing import APIPricing
-    from agentrig.runtime.interface import RuntimeEvent
-    from agentrig.trajectory import TrajectoryStep
 
 PARSER_NAME = "opencode-run-json"
-_KEEP_UNKNOWN = 50
 
 
 def _dict(value: Any) -> dict[str, Any]:
@@ -63,7 +61,7 @@ def error_message(error: Any) -> str:
     return str(data.get("message") or error.get("name") or "error")
 
 
-class OpenCodeRunParser:
+class OpenCodeRunParser(JsonLinesParser[OpenCodeOutcome]):
     """Incremental parser of ``opencode run --format json``; see the module docstring.
 
     ``usage`` is the live tracker it counts into (a fresh one when none is given).
@@ -77,64 +75,12 @@ class OpenCodeRunParser:
         usage: UsageTracker | None = None,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
-        self.pricing = pricing
-        self.model = model
-        self._usage = usage if usage is not None else UsageTracker()
-        self._clock = clock
-        self.outcome = OpenCodeOutcome()
-        self._buffer = ""
-        self._steps: list[TrajectoryStep] = []
-        self._call_started = clock()
-        self._finished = False
-
-    @property
-    def usage(self) -> UsageTracker:
-        """The live usage: every model call so far (the tracker given, updated in place)."""
-        return self._usage
-
-    def consume(self, event: RuntimeEvent) -> None:
-        """Take a runtime event: stdout text (any size of piece) or the process's end."""
-        if event.kind == "stdout":
-            self._buffer += event.text
-            *lines, self._buffer = self._buffer.split("\n")
-            for line in lines:
-                self._line(line)
-        elif event.kind == "finished" and event.result is not None:
-            self.outcome.exit_code = event.result.exit_code
-            self.outcome.timeout_kind = event.result.timeout_kind
-
-    def drain_steps(self) -> Iterable[TrajectoryStep]:
-        """The steps completed since the last call."""
-        steps, self._steps = self._steps, []
-        return steps
-
-    def finish(self) -> Iterable[TrajectoryStep]:
-        """Flush a last unterminated line; the remaining steps."""
-        if not self._finished:
-            self._finished = True
-            if self._buffer.strip():
-                self._line(self._buffer)
-            self._buffer = ""
-        return self.drain_steps()
+        """A parser for one CLI run (its outcome a fresh :class:`OpenCodeOutcome`)."""
+        super().__init__(OpenCodeOutcome(), pricing=pricing, model=model, usage=usage, clock=clock)
 
     # -- events -------------------------------------------------------------------------
 
-    def _keep_unknown(self, event: dict[str, Any]) -> None:
-        if len(self.outcome.unknown_events) < _KEEP_UNKNOWN:
-            self.outcome.unknown_events.append(event)
-
-    def _line(self, line: str) -> None:
-        line = line.strip()
-        if not line:
-            return
-        try:
-            event = json.loads(line)
-        except json.JSONDecodeError:
-            if len(self.outcome.invalid_lines) < _KEEP_UNKNOWN:
-                self.outcome.invalid_lines.append(line[:500])
-            return
-        if not isinstance(event, dict):
-            return
+    def _event(self, event: dict[str, Any]) -> None:
         if isinstance(event.get("sessionID"), str):
             self.outcome.session_id = event["sessionID"]
         kind = event.get("type")
@@ -185,13 +131,11 @@ class OpenCodeRunParser:
             self._keep_unknown(event)
             return
         reported = part.get("cost")
-        cost = self.pricing.get_cost(tokens) if self.pricing is not None else None
-        self._usage.step(tokens, cost or 0.0)
+        cost = self._cost(tokens)
+        self._count(tokens, count_step=True)  # the tracker, live_usage, live_cost and model_calls
         outcome = self.outcome
         outcome.cli_usage = outcome.cli_usage + tokens
         outcome.cli_cost += float(reported) if isinstance(reported, (int, float)) else 0.0
-        outcome.live_cost += cost or 0.0
-        outcome.model_calls += 1
         outcome.last_finish_reason = str(part.get("reason")) if part.get("reason") is not None else None
         now = self._clock()
         self._steps.append(
