@@ -119,6 +119,10 @@ class ScriptedTurn(BaseModel):
     usage: TokenUsage
 
 
+#: Seconds a step-limited plan's later replies wait before they start (:meth:`ConformancePlan.fake_script`).
+LATER_REPLY_DELAY = 2.0
+
+
 class ConformancePlan(BaseModel):
     """What one conformance test asks of the agent it builds.
 
@@ -213,20 +217,25 @@ class ConformancePlan(BaseModel):
     def fake_script(self, tool_name: str = "bash", argument: str = "command") -> list[FakeReply | Fault]:
         """The script for a fake model server (``server.enqueue(*plan.fake_script())``).
 
-        With ``failure`` it is one permanent error (HTTP 401), which clients do not retry.
+        With ``failure`` it is one permanent error (HTTP 401), which clients do not retry. Under a step
+        limit, every reply after the first takes :data:`LATER_REPLY_DELAY` seconds to start, as a real
+        model's does: an agent driving a CLI that asks for its next call at once (OpenCode) is stopped
+        while that call waits, not after a loaded machine let the answer through first.
         """
         from agentrig.testing.fake_server import FakeReply, FakeToolCall, FakeUsage, Fault
 
         if self.failure:
             return [Fault(status=401, error_type="authentication_error", message="conformance: invalid API key")]
+        later = LATER_REPLY_DELAY if self.cost_limits.step_limit else 0.0
         return [
             FakeReply(
                 text=turn.text,
                 tool_calls=[FakeToolCall(id=c.id, name=c.name, arguments=c.arguments) for c in turn.tool_calls],
                 usage=FakeUsage(**turn.usage.model_dump()),
                 model=self.model_name,
+                delay=later if index else 0.0,
             )
-            for turn in self.turns(tool_name, argument)
+            for index, turn in enumerate(self.turns(tool_name, argument))
         ]
 
 
