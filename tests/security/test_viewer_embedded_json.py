@@ -98,8 +98,8 @@ def test_model_name_leaves_both_index_plots_and_the_table_in_a_browser(served_ur
         assert drawn == ["#plot-pass-rate", "#plot-cost"]
         assert page.locator("#results tbody tr").count() == 2
         assert page.locator(".run h2").first.inner_text().endswith(f"{PAYLOAD}.jsonl")
-        # plot data, results data, uPlot, app.js, quality.js, search.js
-        assert page.evaluate("() => document.querySelectorAll('script').length") == 6
+        # plot data, results data, uPlot, trajectory.js, app.js, quality.js, search.js
+        assert page.evaluate("() => document.querySelectorAll('script').length") == 7
         page.screenshot(path=str(screenshots / "security-model-name-index.png"), full_page=True)
         assert errors == []
     finally:

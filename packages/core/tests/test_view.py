@@ -16,10 +16,12 @@ from agentrig.cli import main
 from agentrig.testing.runs import CheckpointPlan, outcome_run, write_run
 from agentrig.view.paths import STEPS_PER_PAGE
 
-#: A page's trajectory steps, as the page embeds them for its script to draw.
-STEPS_DATA = re.compile(
-    r'<ol class="steps" id="steps"><script type="application/json" class="steps-data" data-prefix="step-">(.*?)</script>'
+#: A page's trajectory, as the page embeds it for its script to read and draw (test_view_trajectory_js.py draws it).
+TRAJECTORY_DATA = re.compile(
+    r'<ol class="steps" id="steps"><script type="text/x-agentrig-jsonl" class="trajectory-data" data-prefix="step-"'
+    r' data-path="([^"]*)"(?: data-from="(\d+)" data-to="(\d+)")?>(.*?)</script>', re.DOTALL
 )
+SUBAGENTS_DATA = re.compile(r'<script type="application/json" class="subagents-data">(.*?)</script>')
 
 
 def one_error_line(err: str) -> str:
@@ -75,12 +77,11 @@ def test_long_trajectory_is_split_into_pages(tmp_path: Path) -> None:
     report = Report([run], cache_runs=True)
     parts = report.checkpoint_parts(1, "p", "c")
     assert [path for path, _ in parts] == ["runs/1/p/c.html", "runs/1/p/c.p2.html"]
-    # each page's steps are its data, drawn by its script (test_view_browser.py checks them drawn)
-    counts = [len(json.loads(STEPS_DATA.search(r.body.decode()).group(1))) for _, r in parts]
-    assert counts == [STEPS_PER_PAGE, total - STEPS_PER_PAGE]
-    assert report.render("/runs/1/p/c.p2.html").body == parts[1][1].body
-    assert report.render("/runs/1/p/missing.html") is None and report.render("/etc/passwd") is None
-    assert report.render("/assets/../../x") is None
+    # each page holds the whole trajectory (a step's cost so far and the messages it refers to come before it) and
+    # the steps it draws (test_view_browser.py checks them drawn)
+    found = [TRAJECTORY_DATA.search(r.body.decode()) for _, r in parts]
+    assert [(m.group(2), m.group(3)) for m in found] == [("1", str(STEPS_PER_PAGE)), (str(STEPS_PER_PAGE + 1), str(2 * STEPS_PER_PAGE))]
+    assert all(len(m.group(4).split("\n")) == total for m in found)
 
 
 def test_agents_list_imports_no_report_or_view() -> None:
@@ -172,10 +173,12 @@ def test_trajectory_data_cannot_leave_its_script(tmp_path: Path) -> None:
     hostile = "</script><script>alert(1)</script><!--&amp;\u2028\u2029"
     append_line(run / "p/c/trajectory.jsonl", AgentTextStep(content=hostile).model_dump_json())
     body = Report([run]).render("/runs/1/p/c.html").body.decode()
-    data = STEPS_DATA.search(body)
+    data = TRAJECTORY_DATA.search(body)
     assert data is not None
-    assert not set(data.group(1)) & set("<>&\u2028\u2029"), data.group(1)
-    assert json.loads(data.group(1))[-1]["text"] == hostile
+    # nothing an HTML parser acts on inside the element (U+2028/U+2029 may stay: the element is data, never run as
+    # script, and JSON reads them as they are)
+    assert not set(data.group(4)) & set("<>&"), data.group(4)
+    assert json.loads(data.group(4).split("\n")[-1])["content"] == hostile
     assert "<script>alert(1)" not in body
 
 
@@ -185,11 +188,14 @@ def test_subagent_trajectories_nest_and_stay_inside_the_run(tmp_path: Path) -> N
 
     run = write_run(tmp_path / "run", {"p": [CheckpointPlan("c", subagent=True)]})
     body = Report([run]).render("/runs/1/p/c.html").body.decode()
-    helper = json.loads(STEPS_DATA.search(body).group(1))[12]["subagent"]  # drawn under step 13 (the browser tests)
-    assert helper["label"] == "001-helper" and [s["number"] for s in helper["steps"]] == [1, 2, 3, 4]
-    checker = helper["steps"][3]["subagent"]
-    assert checker["label"] == "001-checker" and checker["steps"][1]["result"] == "nested checker output"
-    assert helper["steps"][2]["text"] == "I will ask the checker about <script>alert(1)</script> inputs."
+    # the subagents' trajectories beside the checkpoint's, by key: the page's script nests each under the tool call
+    # that started it (step 13: test_view_browser.py)
+    subagents = json.loads(SUBAGENTS_DATA.search(body).group(1))
+    assert sorted(subagents) == ["001-helper", "001-helper/001-checker"]
+    helper, checker = subagents["001-helper"], subagents["001-helper/001-checker"]
+    assert len(helper["text"].split("\n")) == 4 and helper["notices"] == [] and helper["path"].endswith("001-helper/trajectory.jsonl")
+    assert "nested checker output" in checker["text"]
+    assert "I will ask the checker about <script>alert(1)</script> inputs." in helper["text"]
     assert "\\u003cscript\\u003ealert(1)" in body and "<script>alert(1)" not in body  # escaped in the page's data
     # names read back are untrusted: only NNN-<safe name> is looked up
     agent = run / "p/c/agent"
@@ -203,8 +209,9 @@ def test_subagent_trajectories_nest_and_stay_inside_the_run(tmp_path: Path) -> N
     nested.unlink()
     nested.symlink_to(outside)
     body = Report([run]).render("/runs/1/p/c.html").body.decode()
-    helper = json.loads(STEPS_DATA.search(body).group(1))[12]["subagent"]
+    helper = json.loads(SUBAGENTS_DATA.search(body).group(1))["001-helper"]
     assert "OUTSIDE THE RUN" not in body and "a symbolic link leading outside" in " ".join(helper["notices"])
+    assert helper["text"] == ""
 
 
 def test_counts_take_the_right_number(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -218,8 +225,8 @@ def test_counts_take_the_right_number(tmp_path: Path, capsys: pytest.CaptureFixt
     data = re.search(r'<script type="application/json" id="results-data">(.*?)</script>', index, re.DOTALL)
     assert data is not None and json.loads(data.group(1))[0][2][0][2].startswith("1 step · ")
     assert "1 checkpoints" not in index and "1 steps" not in index and "1 errors" not in index
-    page = (out / "runs/1/p/only.html").read_text()
-    assert '<span class="count">6 entries</span>' in page
+    page = (out / "runs/1/p/only.html").read_text()  # its count ("6 entries") drawn by its script: test_view_trajectory_js.py
+    assert len(TRAJECTORY_DATA.search(page).group(4).split("\n")) == 6
     assert main(["show", str(run)]) == 0
     shown = capsys.readouterr().out
     assert "1 checkpoint: 0 passed, 0 failed, 1 error |" in shown

@@ -37,10 +37,13 @@ def test_the_checkpoint_page_lists_its_tries_with_their_errors_and_trajectories(
     assert "server_error (HTTP 500) after 2 attempts" in page and "automatic retry" in page and "--retry-errors" in page
     assert '<details class="try" id="try-1">' in page
     tries = re.findall(
-        r'<ol class="steps"><script type="application/json" class="steps-data" data-prefix="(try-[12]-step-)">(.*?)</script>', page
+        r'<ol class="steps"><script type="text/x-agentrig-jsonl" class="trajectory-data" data-prefix="(try-[12]-step-)"'
+        r' data-path="[^"]*/tries/[12]/trajectory.jsonl" data-limit="400">(.*?)</script>', page, re.DOTALL
     )
     assert [prefix for prefix, _ in tries] == ["try-1-step-", "try-2-step-"]  # their own step ids: try-1-step-1, ...
-    assert [step["number"] for step in json.loads(tries[0][1])][:2] == [1, 2]
+    # each try's lines, for the page's script to draw its first 400 steps (test_view_trajectory_js.py draws one)
+    kept = (run / "beta/only/tries/1/trajectory.jsonl").read_text().rstrip("\n").split("\n")
+    assert [json.loads(line)["kind"] for line in tries[0][1].split("\n")] == [json.loads(line)["kind"] for line in kept]
     others = Report([run]).render("/runs/1/alpha/first.html").body.decode()
     assert "Earlier tries" not in others
 

@@ -27,6 +27,7 @@ from typing import Any, Literal
 from agentrig.agents.interface import CheckpointInferenceResult
 from agentrig.atomic import read_jsonl_records
 from agentrig.boundary import BoundaryError, check_nesting, is_safe_name, read_inside, shorten
+from agentrig.report.raw_trajectory import RawTrajectory, read_raw_trajectory
 from agentrig.report.tolerant import M, RecordError, load_record_json, prune, read_record
 from agentrig.run.layout import LOCK_FILE, PROBLEM_FILE, RESULTS_FILE, RUN_FILE, CheckpointPaths, RunDirectory
 from agentrig.run.records import (
@@ -220,6 +221,8 @@ class CheckpointDetail:
     diff: DiffRecord | None
     steps: list[TrajectoryStep | UnknownStep]
     notices: list[str] = field(default_factory=list)
+    #: The trajectory as read, not parsed (``load_checkpoint(..., parse_steps=False)``: ``steps`` is then empty).
+    trajectory: RawTrajectory | None = None
 
 
 def run_process_alive(root: Path) -> bool:
@@ -600,8 +603,11 @@ def _run_root(entry: CheckpointEntry) -> Path:
     return entry.paths.root.parents[depth - 1]
 
 
-def load_checkpoint(entry: CheckpointEntry) -> CheckpointDetail:
-    """Read every file of one checkpoint; missing files are ``None`` (with a notice when they should exist)."""
+def load_checkpoint(entry: CheckpointEntry, *, parse_steps: bool = True) -> CheckpointDetail:
+    """Read every file of one checkpoint; missing files are ``None`` (with a notice when they should exist).
+
+    ``parse_steps=False``: the trajectory is read but not parsed (``trajectory``, for a report page's script to read;
+    ``steps`` empty, and the notices of lines that cannot be read are the script's to give)."""
     paths = entry.paths
     root = _run_root(entry)
     notices: list[str] = []
@@ -616,7 +622,12 @@ def load_checkpoint(entry: CheckpointEntry) -> CheckpointDetail:
         inference = _optional(CheckpointInferenceResult, paths.inference_result, notices, read)
         evaluation = _optional(EvaluationRecord, paths.evaluation, notices, read)
         diff = _optional(DiffRecord, paths.diff, notices, read)
-        steps, step_notices = read_steps(paths.trajectory, read=read)
+        raw: RawTrajectory | None = None
+        if parse_steps:
+            steps, step_notices = read_steps(paths.trajectory, read=read)
+        else:
+            steps, raw = [], read_raw_trajectory(paths.trajectory, read)
+            step_notices = raw.notices
     notices += step_notices
     if entry.state == "interrupted":
         notices.append(
@@ -629,4 +640,4 @@ def load_checkpoint(entry: CheckpointEntry) -> CheckpointDetail:
     ):
         notices.append(f"{paths.inference_result} missing")
     return CheckpointDetail(entry=entry, prompt=prompt, inference=inference, evaluation=evaluation,
-                            diff=diff, steps=steps, notices=notices)
+                            diff=diff, steps=steps, notices=notices, trajectory=raw)

@@ -8,7 +8,8 @@ fetched from elsewhere); :mod:`~agentrig.view.server` serves them on
 127.0.0.1 and :mod:`~agentrig.view.site` writes them as static files. Both
 go through the same :class:`~agentrig.view.render.Report`. Beside them:
 :mod:`~agentrig.view.problem_page` (every checkpoint of a problem run),
-:mod:`~agentrig.view.calls` (what each model call sent and received),
+:mod:`~agentrig.view.steps` (each trajectory embedded as read, for
+``static/trajectory.js`` to read and ``static/app.js`` to draw),
 :mod:`~agentrig.view.subagents` (subagent trajectories under their call) and
 :mod:`~agentrig.view.search` (the shards ``static/search.js`` searches).
 """

@@ -6,11 +6,9 @@ so that the templates only lay them out.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from html import escape
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlencode
 
@@ -19,21 +17,16 @@ from markupsafe import Markup
 from agentrig.formatting import plural
 from agentrig.report.metrics import headline_text, metric_value, metrics_text
 from agentrig.report.passk import pass_at_k_lines
-from agentrig.report.reader import CheckpointDetail, CheckpointEntry, LoadedRun, UnknownStep
+from agentrig.report.reader import CheckpointDetail, CheckpointEntry, LoadedRun
 from agentrig.report.summary import CheckpointRow, RunSummary, informative_score, money, seconds, tests_text, tokens_text
 from agentrig.report.text import test_results
-from agentrig.view.calls import call_data, system_prompt
 from agentrig.view.forks import fork_link
 from agentrig.view.paths import SEARCH, STEPS_PER_PAGE, checkpoint_page, problem_page
-from agentrig.view.steps import StepData, SubagentData, script_json, steps_script
-from agentrig.view.subagents import SUBAGENT_DEPTH, read_subagent_steps, subagent_place
+from agentrig.view.steps import script_json, trajectory_script
+from agentrig.view.subagents import subagent_trajectories
 
 if TYPE_CHECKING:
     from agentrig.report.compare import Comparison, VerdictChange
-
-FOLD_LINES = 12
-FOLD_CHARS = 1500
-
 
 @dataclass
 class Cell:
@@ -144,44 +137,6 @@ def _position_plots(runs: list[LoadedRun]) -> dict[str, Any]:
     return {"x": xs, "pass_rate": pass_rate, "cost": cost}
 
 
-@dataclass
-class TimeSplit:
-    """A checkpoint's time in parts: the agent's (model calls, tools, the rest), the evaluation's, and the
-    harness's (the workspace made ready, the agent's artifacts saved, the snapshot and diff taken).
-
-    The parts add up to the checkpoint's time: model and tool time are summed from the trajectory
-    (each call's latency, each tool's elapsed time) and can add up to more than the agent's time
-    (calls that overlap, or latencies copied from another run by an older agentrig's replay); they
-    are then scaled down together to fit, and :attr:`note` says so with the recorded figures.
-    """
-
-    model: float
-    tools: float
-    other: float
-    evaluation: float
-    harness: float = 0.0
-    note: str | None = None
-
-    @classmethod
-    def of(cls, row: CheckpointRow, model: float, tools: float) -> TimeSplit:
-        """The split of a finished checkpoint's ``row``, from its trajectory's model and tool time."""
-        agent = row.agent_elapsed or 0.0
-        note = None
-        if model + tools > agent:
-            note = (f"model and tool time as recorded ({model:.2f}s + {tools:.2f}s) exceed the agent's {agent:.2f}s:"
-                    " shown scaled to fit")
-            scale = agent / (model + tools)
-            model, tools = model * scale, tools * scale
-        evaluation = row.evaluation_elapsed or 0.0
-        return cls(model=model, tools=tools, other=max(0.0, agent - model - tools), evaluation=evaluation,
-                   harness=max(0.0, (row.elapsed or 0.0) - agent - evaluation), note=note)
-
-    def parts(self) -> dict[str, float]:
-        """The parts by name, as the bar shows them (seconds, to the millisecond)."""
-        return {"model": round(self.model, 3), "tools": round(self.tools, 3), "other agent": round(self.other, 3),
-                "evaluation": round(self.evaluation, 3), "harness": round(self.harness, 3)}
-
-
 def _run_time(run: LoadedRun) -> dict[str, float]:
     """A run's time over its finished checkpoints: the agents', the evaluations' and the harness's (the rest of
     each checkpoint's time: the workspace made ready, artifacts saved, snapshot and diff taken)."""
@@ -260,202 +215,6 @@ def index_page(runs: list[LoadedRun]) -> dict[str, Any]:
     }
 
 
-def _fold(text: str) -> tuple[bool, int]:
-    lines = text.count("\n") + 1
-    return lines > FOLD_LINES or len(text) > FOLD_CHARS, lines
-
-
-def _arguments(arguments: Any) -> str:
-    """Tool arguments as people read them: a lone command as is, else ``key: value`` lines with
-    strings raw (a file's content keeps its line breaks) and other values as JSON."""
-    if isinstance(arguments, str):
-        return arguments
-    if not isinstance(arguments, dict):
-        return json.dumps(arguments, indent=2, ensure_ascii=False)
-    if set(arguments) == {"command"} and isinstance(arguments["command"], str):
-        return arguments["command"]
-    lines = []
-    for key, value in arguments.items():
-        if isinstance(value, str) and "\n" in value:
-            lines.append(f"{key}:\n" + "\n".join("  " + line for line in value.rstrip("\n").split("\n")))
-        elif isinstance(value, str):
-            lines.append(f"{key}: {value}")
-        else:
-            lines.append(f"{key}: {json.dumps(value, ensure_ascii=False)}")
-    return "\n".join(lines)
-
-
-class _Shown:
-    """What the steps so far show: tool results by call id, user messages by text (to refer to them)."""
-
-    def __init__(self, system: str | None) -> None:
-        self.system = system
-        self.results: dict[str, tuple[int, str | None]] = {}
-        self.users: dict[str, int] = {}
-
-    def add(self, number: int, step: Any) -> None:
-        if step.kind == "tool_use" and step.tool_call_id:
-            self.results[step.tool_call_id] = (number, step.result)
-        elif step.kind == "user":
-            self.users.setdefault(step.content, number)
-
-    def lookup(self, message: Any) -> int | None:
-        """The step that shows ``message`` already (0: the system prompt card), or ``None``."""
-        if message.cut:
-            return None
-        if message.role == "system":
-            return 0 if message.content == self.system else None
-        if message.role == "tool" and message.tool_call_id in self.results:
-            number, result = self.results[message.tool_call_id]
-            return number if result is not None and message.content.strip() == result.strip() else None
-        if message.role == "user":
-            return self.users.get(message.content)
-        return None
-
-
-def _call_step(number: int, offset: str, step: Any, cumulative: float | None, shown: _Shown | None = None) -> StepData:
-    usage = step.usage
-    badges = [f"in {tokens_text(usage.context)}", f"out {tokens_text(usage.output)}"]
-    if usage.cache_read:
-        badges.append(f"cache read {tokens_text(usage.cache_read)}")
-    if usage.reasoning:
-        badges.append(f"reasoning {tokens_text(usage.reasoning)}")
-    badges += [money(step.cost, 6), f"total {money(cumulative, 6)}", f"{step.latency:.2f}s"]
-    if step.stop_reason:
-        badges.append(f"stop: {step.stop_reason}")
-    view: StepData = {"number": number, "kind": step.kind, "offset": offset, "title": f"model call [{step.tag}] {step.model}",
-                      "badges": badges}
-    call = call_data(step, shown.lookup if shown is not None else None)
-    if call is not None:
-        view["call"] = call
-    return view
-
-
-def _tool_step(number: int, offset: str, step: Any, nesting: Nesting | None) -> StepData:
-    badges = []
-    if step.exit_code is not None:
-        badges.append(f"exit {step.exit_code}")
-    if step.elapsed is not None:
-        badges.append(f"{step.elapsed:.2f}s")
-    result = step.result
-    view: StepData = {"number": number, "kind": step.kind, "offset": offset, "title": f"tool {step.tool}",
-                      "arguments": _arguments(step.arguments), "result": result}
-    if result is not None:
-        folded, lines = _fold(result)
-        if folded:
-            view["result_folded"] = True
-            view["result_lines"] = lines
-    if badges:
-        view["badges"] = badges
-    if step.is_error or (step.exit_code not in (None, 0)):
-        view["error"] = True
-    if nesting is not None:
-        subagent = nesting.subagent(step.metadata)
-        if subagent is not None:
-            view["subagent"] = subagent
-    return view
-
-
-@dataclass
-class Nesting:
-    """Where a trajectory's subagents were recorded (``agent_dir``), inside run directory ``root``."""
-
-    agent_dir: Path
-    root: Path
-    depth: int = 0
-
-    def subagent(self, metadata: dict[str, Any] | None) -> SubagentData | None:
-        """The trajectory of the subagent call ``metadata`` names, as shown; ``None`` for other tool calls."""
-        place = subagent_place(self.agent_dir, metadata)
-        if place is None:
-            return None
-        if self.depth + 1 > SUBAGENT_DEPTH:
-            return {"label": place.label, "steps": [],
-                    "notices": [f"subagents deeper than {SUBAGENT_DEPTH} levels are not shown"]}
-        steps, notices = read_subagent_steps(place, self.root)
-        inner = Nesting(place.directory, self.root, self.depth + 1)
-        views, _ = trajectory_views(steps, inner)
-        return {"label": place.label, "steps": views, "notices": notices}
-
-
-def step_views(detail: CheckpointDetail, root: Path | None = None) -> tuple[list[StepData], dict[str, Any]]:
-    """Every step as shown, and the per-model-call series of the tokens-and-cost plot; with ``root`` (the run
-    directory), each subagent's trajectory nested under the tool call that started it."""
-    nesting = Nesting(detail.entry.paths.agent, root) if root is not None else None
-    return trajectory_views(detail.steps, nesting)
-
-
-_TEXT_TITLES = {"user": "user", "agent_text": "agent", "thinking": "thinking"}
-
-
-def _text_step(number: int, offset: str, step: Any) -> StepData:
-    """A ``user``, ``agent_text`` or ``thinking`` step: its text, folded when long (thinking beyond 3 lines)."""
-    kind = step.kind
-    view: StepData = {"number": number, "kind": kind, "offset": offset, "title": _TEXT_TITLES[kind], "text": step.content}
-    folded, lines = _fold(step.content)
-    if folded or (kind == "thinking" and lines > 3):
-        view["folded"] = True
-        view["lines"] = lines
-    return view
-
-
-def _plan_step(number: int, offset: str, step: Any) -> StepData:
-    where = f" step {step.step}" + (f" {step.tool}" if step.tool else "") if step.step else ""
-    listing = "\n".join(
-        f"{index}. {item.get('tool')} {_arguments(item.get('arguments', {}))}"
-        for index, item in enumerate(step.plan or [], 1)
-    )
-    view: StepData = {"number": number, "kind": step.kind, "offset": offset,
-                      "title": f"plan {step.state} (plan {step.iteration}{where})",
-                      "text": "\n".join(part for part in (step.detail, listing) if part)}
-    if step.state == "ERROR_RECOVERY":
-        view["error"] = True
-    return view
-
-
-def trajectory_views(steps: list[Any], nesting: Nesting | None = None) -> tuple[list[StepData], dict[str, Any]]:
-    """:func:`step_views` of a list of steps (a checkpoint's, or a subagent's under ``nesting``)."""
-    views: list[StepData] = []
-    first = next((s.timestamp for s in steps if not isinstance(s, UnknownStep)), None)
-    cumulative: float | None = 0.0
-    calls: dict[str, Any] = {"x": [], "input": [], "output": [], "cost": [], "cumulative": []}
-    model_time = 0.0
-    tool_time = 0.0
-    shown = _Shown(system_prompt(steps) if nesting is None or nesting.depth == 0 else None)
-    for number, step in enumerate(steps, 1):
-        if isinstance(step, UnknownStep):
-            views.append({"number": number, "kind": step.kind, "offset": "", "title": "a step this agentrig does not know",
-                          "text": json.dumps(step.data, indent=2)})
-            continue
-        shown.add(number, step)
-        offset = f"+{(step.timestamp - first).total_seconds():.1f}s" if first else ""
-        kind = step.kind
-        if kind in _TEXT_TITLES:
-            views.append(_text_step(number, offset, step))
-        elif kind == "error":
-            error_type = f" ({step.error_type})" if step.error_type else ""
-            views.append({"number": number, "kind": kind, "offset": offset, "title": f"error{error_type}",
-                          "text": step.message, "error": True})
-        elif kind == "llm_call":
-            model_time += step.latency
-            if cumulative is not None:
-                cumulative = None if step.cost is None else cumulative + step.cost
-            views.append(_call_step(number, offset, step, cumulative, shown))
-            calls["x"].append(len(calls["x"]) + 1)
-            calls["input"].append(step.usage.context)
-            calls["output"].append(step.usage.output)
-            calls["cost"].append(step.cost)
-            calls["cumulative"].append(cumulative)
-        elif kind == "tool_use":
-            tool_time += step.elapsed or 0.0
-            views.append(_tool_step(number, offset, step, nesting))
-        elif kind == "plan":
-            views.append(_plan_step(number, offset, step))
-    calls["model_time"] = model_time
-    calls["tool_time"] = tool_time
-    return views, calls
-
-
 def diff_lines(patch: str) -> list[tuple[str, str]]:
     """The patch as ``(css class, line)`` pairs: added, removed, hunk, file header, context."""
     out = []
@@ -497,18 +256,51 @@ def test_rows(evaluation: Any) -> list[dict[str, str]]:
     return rows
 
 
+def _evaluation_summary(evaluation: Any) -> str:
+    """``tests 3/5 passed, 2 failed · score 0.600 · policy all`` of an evaluation record (empty without one)."""
+    parts = []
+    if evaluation is not None:
+        counts = getattr(evaluation, "counts", None)
+        if counts is not None:
+            text = f"tests {counts.passed}/{counts.total} passed"
+            for number, word in ((counts.failed, "failed"), (counts.errors, "errors"), (counts.skipped, "skipped")):
+                if number:
+                    text += f", {number} {word}"
+            parts.append(text)
+        score = getattr(evaluation, "score", None)
+        if score is not None and (counts is not None or score not in (0.0, 1.0)):
+            parts.append(f"score {score:.3f}")
+        if getattr(evaluation, "policy", None):
+            parts.append(f"policy {evaluation.policy}")
+    return " · ".join(parts)
+
+
+def _trajectory(run: LoadedRun, detail: CheckpointDetail, part: int) -> dict[str, Any]:
+    """The page's trajectory: how many parts it takes, which one this is, and the data its script draws the steps
+    of the part from (the whole trajectory: a step's cost so far and the messages it refers to come before it)."""
+    from agentrig.report.raw_trajectory import read_raw_trajectory
+
+    entry = detail.entry
+    raw = detail.trajectory
+    if raw is None:  # a detail read with its steps parsed: the file read again, as the page embeds it
+        from agentrig.boundary import read_inside
+
+        raw = read_raw_trajectory(entry.paths.trajectory, lambda p: read_inside(run.root, p))
+    parts = raw.parts(STEPS_PER_PAGE)
+    part = min(max(1, part), parts)
+    subagents = subagent_trajectories(entry.paths.agent, raw, run.root)
+    shown = ((part - 1) * STEPS_PER_PAGE + 1, part * STEPS_PER_PAGE)
+    return {"part": part, "parts": parts,
+            "steps_script": trajectory_script(raw, shown=shown if parts > 1 else None, subagents=subagents)}
+
+
 def checkpoint_page_context(run_index: int, run: LoadedRun, detail: CheckpointDetail, part: int = 1) -> dict[str, Any]:
     """One checkpoint: verdict, usage, evaluation, plots, trajectory (one part of it), diff, prompt."""
     entry = detail.entry
     row = CheckpointRow.of(entry)
-    steps, calls = step_views(detail, run.root)
-    parts = max(1, -(-len(steps) // STEPS_PER_PAGE))
-    part = min(max(1, part), parts)
-    shown = steps[(part - 1) * STEPS_PER_PAGE: part * STEPS_PER_PAGE]
-    model_time, tool_time = calls.pop("model_time"), calls.pop("tool_time")
-    time_split = TimeSplit.of(row, model_time, tool_time) if row.steps is not None else None
+    trajectory = _trajectory(run, detail, part)
+    part = trajectory["part"]
     evaluation = detail.evaluation
-    tests = test_rows(evaluation)
     problem_entries = run.find(entry.problem)
     position = [e.checkpoint for e in problem_entries].index(entry.checkpoint)
     neighbours = {
@@ -518,26 +310,16 @@ def checkpoint_page_context(run_index: int, run: LoadedRun, detail: CheckpointDe
         if position + 1 < len(problem_entries) and problem_entries[position + 1].state != "pending" else None,
     }
     inference = detail.inference
-    evaluation_summary = []
-    if evaluation is not None:
-        counts = getattr(evaluation, "counts", None)
-        if counts is not None:
-            text = f"tests {counts.passed}/{counts.total} passed"
-            for number, word in ((counts.failed, "failed"), (counts.errors, "errors"), (counts.skipped, "skipped")):
-                if number:
-                    text += f", {number} {word}"
-            evaluation_summary.append(text)
-        score = getattr(evaluation, "score", None)
-        if score is not None and (counts is not None or score not in (0.0, 1.0)):
-            evaluation_summary.append(f"score {score:.3f}")
-        if getattr(evaluation, "policy", None):
-            evaluation_summary.append(f"policy {evaluation.policy}")
     metrics = getattr(evaluation, "metrics", None) or {}
+    # the time split's parts come from the trajectory (model and tool time): the page's script adds them up
+    timing = ({"agent": row.agent_elapsed, "evaluation": row.evaluation_elapsed, "elapsed": row.elapsed}
+              if row.steps is not None else None)
     from agentrig.view.tries import try_views
 
     return {
-        "tries": try_views(run.root, entry.paths, trajectory_views),
-        "evaluation_summary": " · ".join(evaluation_summary),
+        **trajectory,
+        "tries": try_views(run.root, entry.paths),
+        "evaluation_summary": _evaluation_summary(evaluation),
         "reward_metrics": [(name, metric_value(value)) for name, value in sorted(metrics.items())],
         "reward_headline": headline_text(metrics) if metrics else "",
         "run_index": run_index,
@@ -549,21 +331,15 @@ def checkpoint_page_context(run_index: int, run: LoadedRun, detail: CheckpointDe
         "error_message": inference.error_message if inference else None,
         "usage": row.token_usage,
         "prompt": detail.prompt,
-        "system_prompt": system_prompt(detail.steps),
         "problem_href": problem_page(run_index, entry.problem),
         "search_href": f"{SEARCH}#" + urlencode({"run": run_index, "problem": entry.problem, "checkpoint": entry.checkpoint}),
         "evaluation": evaluation,
-        "tests": tests,
+        "tests": test_rows(evaluation),
         "diff": detail.diff,
         "patch_html": patch_html(detail.diff.patch) if detail.diff else "",
-        "steps": shown,
-        "steps_script": steps_script(shown),
-        "step_count": len(steps),
-        "part": part,
-        "parts": parts,
-        "part_links": [(n, checkpoint_page(run_index, entry.problem, entry.checkpoint, n)) for n in range(1, parts + 1)],
-        "plots_json": script_json({"calls": calls, "time": time_split.parts() if time_split else None,
-                                   "time_note": time_split.note if time_split else None}),
+        "part_links": [(n, checkpoint_page(run_index, entry.problem, entry.checkpoint, n))
+                       for n in range(1, trajectory["parts"] + 1)],
+        "plots_json": script_json({"timing": timing}),
         "notices": detail.notices,
         "neighbours": neighbours,
         "live": run.live and entry.state != "finished",

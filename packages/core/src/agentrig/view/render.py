@@ -31,7 +31,7 @@ PAGE_CACHE = 64
 ROUTE_DIGITS = 6
 _ROUTE_NUMBER = re.compile(rf"[0-9]{{1,{ROUTE_DIGITS}}}", re.ASCII)
 _CLOCK = re.compile(r'(<span class="clock" data-since="[0-9.]+">)[^<]*(</span>)')
-ASSET_FILES = ("app.css", "app.js", "pages.css", "quality.js", "search.js",
+ASSET_FILES = ("app.css", "trajectory.js", "app.js", "pages.css", "quality.js", "search.js",
                "uplot/uPlot.iife.min.js", "uplot/uPlot.min.css", "uplot/LICENSE")
 
 
@@ -158,7 +158,7 @@ class Report:
         found = run.find(problem, checkpoint)
         if not found:
             return []
-        return self._checkpoint_parts(run_index, run, load_checkpoint(found[0]), only)
+        return self._checkpoint_parts(run_index, run, load_checkpoint(found[0], parse_steps=False), only)
 
     def _checkpoint_parts(self, run_index: int, run: LoadedRun, detail: CheckpointDetail,
                           only: int | None = None) -> list[tuple[str, Response]]:
@@ -188,7 +188,7 @@ class Report:
         entries = [e for e in run.find(problem) if e.problem == problem]
         if not entries:
             return None
-        return run, [load_checkpoint(e) for e in entries if e.state != "pending"]
+        return run, [load_checkpoint(e, parse_steps=False) for e in entries if e.state != "pending"]
 
     def _problem_page(self, run_index: int, run: LoadedRun, problem: str, details: list[CheckpointDetail]) -> Response:
         from agentrig.view.forks import fork_link

@@ -1,82 +1,27 @@
-"""A checkpoint's trajectory steps as page data: what each step shows, embedded in the page as one JSON
-element that the page's script (``static/app.js``, ``drawSteps``) turns into the ``<li>`` of each step,
-with a model call's messages folded under it and a subagent's steps nested under the tool call that
-started it.
+"""A checkpoint's trajectory as page data: its ``trajectory.jsonl`` lines, embedded as they were read, for the
+page's scripts to read and draw (``static/trajectory.js`` reads the steps and makes each step's view with
+agentrig's rules; ``static/app.js``, ``drawSteps``, turns the views into the ``<li>`` of each step, with a model
+call's messages folded under it and a subagent's steps nested under the tool call that started it).
 
-Data rather than markup because a report holds every step of every checkpoint (50,000 steps for
-1,000 checkpoints x 50): writing each step's markup in Python, with an escape per value read from the
-run, was the largest part of the static report's writing time, where one :func:`json.dumps` of the
-page's steps costs a fraction of it. The JSON is made safe inside the ``<script>`` element by
-:func:`script_json` (``<``, ``>``, ``&``, U+2028/U+2029 escaped); the script sets every value as text
-(``textContent``), never as markup.
+Raw lines rather than steps read in Python because a report holds every step of every checkpoint (50,000 steps
+for 1,000 checkpoints x 50): reading, checking and formatting each in Python was most of the static report's
+writing time, where embedding the lines costs a few replacements per page.
 
-The values are formatted here (badges, titles, folded or not): the script only lays them out, in the
-markup the stylesheets, the in-page search and the browser tests know.
+Everything embedded is made safe inside its ``<script>`` element: in the lines, ``<``, ``>`` and ``&`` are
+written as ``\\u003c``, ``\\u003e`` and ``\\u0026`` (the same characters to JSON inside a string, and no JSON
+has them outside one), so no text can close the element; attributes are HTML-escaped; the scripts set every
+value as text (``textContent``), never as markup.
 """
 
 from __future__ import annotations
 
 import json
 from html import escape
-from typing import Any, TypedDict
+from typing import Any
 
 from markupsafe import Markup
 
-
-class MessageData(TypedDict, total=False):
-    """One recorded message of a model call: ``role`` (always there), its texts, and its tool calls as
-    ``name arguments`` lines; ``shown_at``: the step of the page that shows its text already (the text is
-    then left out), ``0`` for the system prompt shown above the trajectory."""
-
-    role: str
-    text: str
-    thinking: str
-    tool_calls: list[str]
-    tool_call_id: str
-    cut: int
-    shown_at: int
-
-
-class CallData(TypedDict, total=False):
-    """What a model call sent (``sent``: the new part of the request, from message ``sent_from`` on),
-    the tools it offered and what it received; ``summary`` is the line of its folded block."""
-
-    summary: str
-    sent: list[MessageData]
-    sent_from: int
-    tools: str
-    received: MessageData
-
-
-class SubagentData(TypedDict, total=False):
-    """A subagent's trajectory, shown under the tool call that started it."""
-
-    label: str
-    steps: list[StepData]
-    notices: list[str]
-
-
-class StepData(TypedDict, total=False):
-    """One trajectory step as the page shows it. ``number``, ``kind``, ``offset`` and ``title`` are always
-    there; the other keys only when they have something to show (a ``tool_use`` step always has
-    ``result``, ``None`` when none was recorded)."""
-
-    number: int
-    kind: str
-    offset: str
-    title: str
-    text: str
-    folded: bool
-    lines: int
-    arguments: str
-    result: str | None
-    result_folded: bool
-    result_lines: int
-    badges: list[str]
-    error: bool
-    call: CallData
-    subagent: SubagentData
-
+from agentrig.report.raw_trajectory import RawTrajectory
 
 #: What :func:`script_json` writes for the characters that could end or change a ``<script>`` element's
 #: data (``</script>``, ``<!--`` and ``<script`` inside it) or start an HTML character reference; U+2028
@@ -94,18 +39,42 @@ def script_json(data: Any) -> str:
     gives ``data`` back unchanged.
     """
     text = json.dumps(data, check_circular=False)  # ensure_ascii: U+2028 and U+2029 are written as escapes
+    return script_text(text)
+
+
+def script_text(text: str) -> str:
+    """JSON ``text`` (or JSON lines) safe inside a ``<script>`` element: ``<``, ``>`` and ``&`` escaped as
+    :func:`script_json` escapes them."""
     for char, replacement in _SCRIPT_ESCAPES:
         if char in text:
             text = text.replace(char, replacement)
     return text
 
 
-def steps_script(steps: list[StepData], prefix: str = "step-") -> Markup:
-    """The ``<script type="application/json" class="steps-data">`` element that the page's script replaces
-    with the ``<li>`` of each of ``steps``, in place (put it inside the ``<ol class="steps">`` they belong
-    to); ``prefix`` starts each step's id (``<prefix><number>``), unique for a nested trajectory."""
-    return Markup(f'<script type="application/json" class="steps-data" data-prefix="{escape(prefix)}">'
-                  f"{script_json(steps)}</script>")
+def trajectory_script(raw: RawTrajectory | None, prefix: str = "step-", *, shown: tuple[int, int] | None = None,
+                      limit: int | None = None, subagents: dict[str, dict[str, Any]] | None = None) -> Markup:
+    """The ``<script type="text/x-agentrig-jsonl" class="trajectory-data">`` element that the page's script replaces
+    with the ``<li>`` of each step, in place (put it inside the ``<ol class="steps">`` the steps belong to).
+
+    ``prefix`` starts each step's id (``<prefix><number>``, unique for a trajectory nested in the page); ``shown``:
+    the numbers of the first and last step drawn (a part of a long trajectory; all by default); ``limit``: only the
+    first ``limit`` steps are read and drawn (an earlier try's); ``subagents``: the trajectories of the subagents
+    its tool calls started (:func:`agentrig.view.subagents.subagent_trajectories`), embedded beside it."""
+    attributes = {"data-prefix": prefix}
+    if raw is not None:
+        attributes["data-path"] = str(raw.path)
+        if raw.bad:
+            attributes["data-bad"] = json.dumps(raw.bad)
+    if shown is not None:
+        attributes["data-from"], attributes["data-to"] = str(shown[0]), str(shown[1])
+    if limit is not None:
+        attributes["data-limit"] = str(limit)
+    spelled = "".join(f' {name}="{escape(value)}"' for name, value in attributes.items())
+    element = (f'<script type="text/x-agentrig-jsonl" class="trajectory-data"{spelled}>'
+               f"{script_text(raw.text) if raw is not None else ''}</script>")
+    if subagents:
+        element += f'<script type="application/json" class="subagents-data">{script_json(subagents)}</script>'
+    return Markup(element)
 
 
-__all__ = ["CallData", "MessageData", "StepData", "SubagentData", "script_json", "steps_script"]
+__all__ = ["script_json", "script_text", "trajectory_script"]

@@ -11,12 +11,16 @@ read through :func:`agentrig.boundary.read_inside` of the run directory.
 
 from __future__ import annotations
 
+import json
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agentrig.boundary import is_safe_name
+
+if TYPE_CHECKING:
+    from agentrig.report.raw_trajectory import RawTrajectory
 
 #: How deeply subagents of subagents are shown.
 SUBAGENT_DEPTH = 3
@@ -44,11 +48,49 @@ def subagent_place(agent_dir: Path | None, metadata: dict[str, Any] | None) -> S
     return SubagentPlace(label=label, directory=agent_dir / "subagents" / label)
 
 
-def read_subagent_steps(place: SubagentPlace, root: Path) -> tuple[list[Any], list[str]]:
-    """The subagent's recorded steps (empty with a notice when it recorded no trajectory)."""
-    from agentrig.report.reader import read_steps
+def _started(raw: RawTrajectory) -> list[dict[str, Any]]:
+    """The metadata of every tool call line of ``raw`` that may have started a subagent (looked at as JSON only:
+    the page's script reads the step and nests a subagent under a tool call it reads as one)."""
+    if '"subagent"' not in raw.text:  # what nearly every trajectory has: none
+        return []
+    found = []
+    for line in raw.text.split("\n"):
+        if '"subagent"' not in line:
+            continue
+        try:
+            data = json.loads(line)
+        except (ValueError, RecursionError):
+            continue
+        if isinstance(data, dict) and data.get("kind") == "tool_use" and isinstance(data.get("metadata"), dict):
+            found.append(data["metadata"])
+    return found
 
-    path = place.directory / "trajectory.jsonl"
-    if not os.path.lexists(path):
-        return [], [f"subagent {place.label}: no trajectory recorded"]
-    return read_steps(path, root=root)
+
+def subagent_trajectories(agent_dir: Path, raw: RawTrajectory, root: Path, key: str = "",
+                          depth: int = 0) -> dict[str, dict[str, Any]]:
+    """The trajectories of the subagents the tool calls of ``raw`` started (recorded under ``agent_dir``), and of
+    theirs, as the page embeds them: by key (``001-helper``, ``001-helper/002-checker``), each with the lines
+    read (``text``, ``bad``), its file's ``path`` and ``notices``; past :data:`SUBAGENT_DEPTH` levels only a notice
+    (``deep``). Every file is read through :func:`~agentrig.boundary.read_inside` of the run directory ``root``."""
+    from agentrig.boundary import read_inside
+    from agentrig.report.raw_trajectory import read_raw_trajectory
+
+    out: dict[str, dict[str, Any]] = {}
+    for metadata in _started(raw):
+        place = subagent_place(agent_dir, metadata)
+        if place is None:
+            continue
+        inner = f"{key}/{place.label}" if key else place.label
+        if inner in out:
+            continue
+        if depth + 1 > SUBAGENT_DEPTH:
+            out[inner] = {"deep": True, "notices": [f"subagents deeper than {SUBAGENT_DEPTH} levels are not shown"]}
+            continue
+        path = place.directory / "trajectory.jsonl"
+        if not os.path.lexists(path):
+            out[inner] = {"text": "", "path": str(path), "notices": [f"subagent {place.label}: no trajectory recorded"]}
+            continue
+        read = read_raw_trajectory(path, lambda p: read_inside(root, p))
+        out[inner] = {"text": read.text, "bad": read.bad, "path": str(path), "notices": read.notices}
+        out.update(subagent_trajectories(place.directory, read, root, inner, depth + 1))
+    return out

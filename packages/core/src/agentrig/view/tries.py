@@ -9,7 +9,6 @@ leaves the run directory is not listed.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -22,7 +21,8 @@ TRY_STEPS_SHOWN = 400
 
 @dataclass
 class TryView:
-    """One earlier try as its checkpoint's page shows it; ``anchor`` is the id of its trajectory section."""
+    """One earlier try as its checkpoint's page shows it; ``anchor`` is the id of its trajectory section, whose
+    first :data:`TRY_STEPS_SHOWN` steps the page's script draws from ``steps_script``."""
 
     number: int
     reason: str
@@ -32,8 +32,6 @@ class TryView:
     cost: float | None
     delay: float | None
     anchor: str
-    step_count: int
-    shown: int = 0
     steps_script: Any = ""
 
 
@@ -44,24 +42,21 @@ def _inside(run_root: Path, path: Path) -> bool:
         return False
 
 
-def try_views(
-    run_root: Path, paths: CheckpointPaths, trajectory_views: Callable[[list[Any]], tuple[list[Any], Any]]
-) -> list[TryView]:
-    """The checkpoint's kept tries, oldest first, each with its trajectory's first steps (none when the
-    ``tries`` folder is missing or leaves ``run_root``); ``trajectory_views`` makes the steps' views (the
-    checkpoint page's own, passed in: this module sits below the pages)."""
+def try_views(run_root: Path, paths: CheckpointPaths) -> list[TryView]:
+    """The checkpoint's kept tries, oldest first, each with its trajectory (none when the ``tries`` folder is missing
+    or leaves ``run_root``)."""
     if not os.path.lexists(paths.tries):  # no earlier try: what nearly every checkpoint has
         return []
-    from agentrig.report.reader import read_steps
+    from agentrig.boundary import read_inside
+    from agentrig.report.raw_trajectory import read_raw_trajectory
     from agentrig.run.layout import RunDirectory
-    from agentrig.view.steps import steps_script
+    from agentrig.view.steps import trajectory_script
 
     if not _inside(run_root, paths.tries):
         return []
     views = []
     for record in RunDirectory(run_root).kept_tries(paths):
-        steps, _ = read_steps(paths.tries / str(record.number) / "trajectory.jsonl", root=run_root)
-        shown, _ = trajectory_views(steps[:TRY_STEPS_SHOWN])
+        raw = read_raw_trajectory(paths.tries / str(record.number) / "trajectory.jsonl", lambda p: read_inside(run_root, p))
         result = record.result
         views.append(TryView(
             number=record.number,
@@ -72,9 +67,7 @@ def try_views(
             cost=result.cost if result is not None else None,
             delay=record.delay,
             anchor=f"try-{record.number}",
-            step_count=len(steps),
-            shown=len(shown),
-            steps_script=steps_script(shown, prefix=f"try-{record.number}-step-"),
+            steps_script=trajectory_script(raw, prefix=f"try-{record.number}-step-", limit=TRY_STEPS_SHOWN),
         ))
     return views
 

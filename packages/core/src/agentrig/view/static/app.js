@@ -197,8 +197,8 @@
     });
   }
 
-  // -- a checkpoint's trajectory, drawn from its data (agentrig/view/steps.py): each <script class="steps-data">
-  // inside an <ol class="steps"> becomes the <li> of each step, in place. Every value is set as text.
+  // -- a checkpoint's trajectory, drawn from the views trajectory.js makes of its lines (agentrig/view/steps.py embeds
+  // them): the <li> of each step, in place. Every value is set as text.
   function node(tag, cls, text) {
     var el = document.createElement(tag);
     if (cls) el.className = cls;
@@ -206,6 +206,7 @@
     return el;
   }
   function plural(n, word) { return n + " " + (n === 1 ? word : word + "s"); }
+  function entries(n) { return n + " " + (n === 1 ? "entry" : "entries"); }
 
   function message(m, prefix) {
     var box = node("div", "msg role-" + m.role), head = m.role;
@@ -287,11 +288,57 @@
     return items;
   }
 
+  // The subagents a trajectory's tool calls started, from the page's subagents data (agentrig/view/subagents.py):
+  // each found by its key (001-helper, 001-helper/002-checker) and read with the trajectory's rules.
+  function nesting(T, subagents, key, depth) {
+    return {subagent: function (metadata) {
+      var label = T.subagentLabel(metadata);
+      var inner = label && (key ? key + "/" + label : label);
+      var entry = inner && Object.prototype.hasOwnProperty.call(subagents, inner) ? subagents[inner] : null;
+      if (!entry) return null;
+      if (entry.deep) return {label: label, steps: [], notices: entry.notices || []};
+      var read = T.read(entry.text || "", entry.bad), notice = T.notice(entry.path, read.unreadable);
+      return {label: label, steps: T.views(read.steps, nesting(T, subagents, inner, depth + 1), false).views,
+              notices: (entry.notices || []).concat(notice ? [notice] : [])};
+    }};
+  }
+
+  var trajectory = null;  // the page's own trajectory, read: its model calls' series and time for the plots
+
+  // The page's trajectory (and its earlier tries'): each <script class="trajectory-data"> inside an <ol class="steps">
+  // is read (trajectory.js) and becomes the <li> of each of its steps, in place.
   function drawSteps() {
-    Array.prototype.forEach.call(document.querySelectorAll("ol.steps > script.steps-data"), function (el) {
-      if (el.dataset.drawn) return;
-      el.parentNode.insertBefore(stepItems(JSON.parse(el.textContent), el.dataset.prefix || "step-"), el);
+    var T = window.agentrigTrajectory;
+    Array.prototype.forEach.call(document.querySelectorAll("ol.steps > script.trajectory-data"), function (el) {
+      if (el.dataset.drawn || !T) return;
+      var main = el.parentNode.id === "steps", limit = el.dataset.limit ? +el.dataset.limit : null;
+      var sibling = el.nextElementSibling, subagents = {};
+      if (sibling && sibling.classList.contains("subagents-data")) subagents = JSON.parse(sibling.textContent);
+      var read = T.read(el.textContent, el.dataset.bad ? JSON.parse(el.dataset.bad) : []);
+      var steps = limit != null ? read.steps.slice(0, limit) : read.steps;
+      var made = T.views(steps, main ? nesting(T, subagents, "", 0) : null, true), views = made.views;
+      if (el.dataset.from) views = views.slice(+el.dataset.from - 1, +el.dataset.to);
+      el.parentNode.insertBefore(stepItems(views, el.dataset.prefix || "step-"), el);
       el.dataset.drawn = "1";
+      var count = read.steps.length;
+      if (!main) {  // an earlier try: how many entries it has, how many are shown
+        var summary = el.closest("details") && el.closest("details").querySelector(".try-count");
+        if (summary) summary.textContent = entries(count) + (count > steps.length ? ", the first " + steps.length + " shown" : "");
+        return;
+      }
+      trajectory = made;
+      var counter = document.getElementById("trajectory-count");
+      if (counter) counter.textContent = entries(count);
+      var none = document.getElementById("no-steps");
+      if (none) none.hidden = count > 0;
+      var notice = T.notice(el.dataset.path || "trajectory.jsonl", read.unreadable), notices = document.getElementById("trajectory-notices");
+      if (notice && notices) notices.appendChild(node("p", "notice", notice));
+      var system = T.systemPrompt(read.steps), card = document.getElementById("system-prompt");
+      if (system != null && card) {
+        card.querySelector(".count").textContent = T.length(system) + " characters, as the first model call sent it";
+        card.querySelector("pre").textContent = system;
+        card.hidden = false;
+      }
     });
   }
 
@@ -313,6 +360,13 @@
       line(document.getElementById("plot-cost"), d.x, runs(d.cost, "usd", "usd"),
            {xLabel: "checkpoint", empty: none, scales: [{name: "usd", label: "USD", kind: "usd"}]});
       bars(document.getElementById("plot-time"), d.time.map(function (t, i) { return {label: d.labels[i], title: d.runs[i], parts: t}; }));
+    }
+    if (d.timing !== undefined) {  // a checkpoint's page: its plots come from its trajectory, read by drawSteps
+      var T = window.agentrigTrajectory, read = trajectory || {calls: {x: [], input: [], output: [], cumulative: []}, model_time: 0, tool_time: 0};
+      var split = T ? T.timeSplit(d.timing, read.model_time, read.tool_time) : null;
+      d.calls = read.calls;
+      d.time = split && split.parts;
+      d.time_note = split && split.note;
     }
     if (d.calls) {
       line(document.getElementById("plot-calls"), d.calls.x, [

@@ -41,8 +41,17 @@
   var loaded = {};      // shard src -> data, with each step's text lower-cased once
   var pending = null;   // the shard being loaded: {src, done}
 
+  // A shard's checkpoints hold their trajectory lines as read (agentrig/view/search.py): each is read with the
+  // checkpoint page's rules (trajectory.js), into [number, kind, text, lower-cased text] per step.
   window.agentrigSearch = function (data) {
-    data.checkpoints.forEach(function (c) { c.steps.forEach(function (s) { s.push(s[2].toLowerCase()); }); });
+    var T = window.agentrigTrajectory;
+    data.checkpoints.forEach(function (c) {
+      c.steps = T.read(c.text || "", c.bad).steps.map(function (step, i) {
+        var text = T.searchText(step);
+        return [i + 1, step.kind, text, text.toLowerCase()];
+      });
+      delete c.text;
+    });
     if (pending) { loaded[pending.src] = data; }
   };
 
