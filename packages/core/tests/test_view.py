@@ -9,6 +9,7 @@ import re
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -16,12 +17,20 @@ from agentrig.cli import main
 from agentrig.testing.runs import CheckpointPlan, outcome_run, write_run
 from agentrig.view.paths import STEPS_PER_PAGE
 
-#: A page's trajectory, as the page embeds it for its script to read and draw (test_view_trajectory_js.py draws it).
+#: A page's trajectory element: its lines are read from the problem run's search shard, which the page loads
+#: (test_view_trajectory_js.py draws them).
 TRAJECTORY_DATA = re.compile(
     r'<ol class="steps" id="steps"><script type="text/x-agentrig-jsonl" class="trajectory-data" data-prefix="step-"'
-    r' data-path="([^"]*)"(?: data-from="(\d+)" data-to="(\d+)")?>(.*?)</script>', re.DOTALL
+    r' data-shard="([^"]*)" data-checkpoint="([^"]*)" data-size="(\d+)"(?: data-from="(\d+)" data-to="(\d+)")?></script>'
 )
 SUBAGENTS_DATA = re.compile(r'<script type="application/json" class="subagents-data">(.*?)</script>')
+
+
+def shard_data(report: Any, run: int, problem: str) -> Any:
+    """The data of a problem run's search shard (``agentrigSearch({...});``), which its checkpoint pages draw from."""
+    body = report.render(f"/search/{run}/{problem}.js").body.decode()
+    assert body.startswith("agentrigSearch(") and body.endswith(");\n")
+    return json.loads(body[len("agentrigSearch("):-len(");\n")])
 
 
 def one_error_line(err: str) -> str:
@@ -77,11 +86,14 @@ def test_long_trajectory_is_split_into_pages(tmp_path: Path) -> None:
     report = Report([run], cache_runs=True)
     parts = report.checkpoint_parts(1, "p", "c")
     assert [path for path, _ in parts] == ["runs/1/p/c.html", "runs/1/p/c.p2.html"]
-    # each page holds the whole trajectory (a step's cost so far and the messages it refers to come before it) and
-    # the steps it draws (test_view_browser.py checks them drawn)
+    # each page draws its part of the trajectory, read whole (a step's cost so far and the messages it refers to come
+    # before it) from the problem's search shard, which holds it once (test_view_browser.py checks them drawn)
     found = [TRAJECTORY_DATA.search(r.body.decode()) for _, r in parts]
-    assert [(m.group(2), m.group(3)) for m in found] == [("1", str(STEPS_PER_PAGE)), (str(STEPS_PER_PAGE + 1), str(2 * STEPS_PER_PAGE))]
-    assert all(len(m.group(4).split("\n")) == total for m in found)
+    assert [m.groups()[:2] + m.groups()[3:] for m in found] == [
+        ("1/p", "c", "1", str(STEPS_PER_PAGE)), ("1/p", "c", str(STEPS_PER_PAGE + 1), str(2 * STEPS_PER_PAGE))]
+    assert all('<script class="trajectory-shard" src="../../../search/1/p.js"></script>' in r.body.decode() for _, r in parts)
+    (checkpoint,) = shard_data(report, 1, "p")["checkpoints"]
+    assert len(checkpoint["text"].split("\n")) == total and checkpoint["pages"] == [path for path, _ in parts]
 
 
 def test_agents_list_imports_no_report_or_view() -> None:
@@ -172,14 +184,14 @@ def test_trajectory_data_cannot_leave_its_script(tmp_path: Path) -> None:
 
     hostile = "</script><script>alert(1)</script><!--&amp;\u2028\u2029"
     append_line(run / "p/c/trajectory.jsonl", AgentTextStep(content=hostile).model_dump_json())
-    body = Report([run]).render("/runs/1/p/c.html").body.decode()
-    data = TRAJECTORY_DATA.search(body)
-    assert data is not None
-    # nothing an HTML parser acts on inside the element (U+2028/U+2029 may stay: the element is data, never run as
-    # script, and JSON reads them as they are)
-    assert not set(data.group(4)) & set("<>&"), data.group(4)
-    assert json.loads(data.group(4).split("\n")[-1])["content"] == hostile
-    assert "<script>alert(1)" not in body
+    report = Report([run])
+    body = report.render("/runs/1/p/c.html").body.decode()
+    assert TRAJECTORY_DATA.search(body) is not None and "alert(1)" not in body  # the lines are in the shard
+    shard = report.render("/search/1/p.js").body.decode()
+    # nothing an HTML parser or a script acts on (a shard is a script: its JSON escapes U+2028/U+2029 too)
+    assert not set(shard) & set("<>&\u2028\u2029"), shard
+    text = shard_data(report, 1, "p")["checkpoints"][0]["text"]
+    assert json.loads(text.split("\n")[-1])["content"] == hostile
 
 
 def test_subagent_trajectories_nest_and_stay_inside_the_run(tmp_path: Path) -> None:
@@ -225,8 +237,9 @@ def test_counts_take_the_right_number(tmp_path: Path, capsys: pytest.CaptureFixt
     data = re.search(r'<script type="application/json" id="results-data">(.*?)</script>', index, re.DOTALL)
     assert data is not None and json.loads(data.group(1))[0][2][0][2].startswith("1 step · ")
     assert "1 checkpoints" not in index and "1 steps" not in index and "1 errors" not in index
-    page = (out / "runs/1/p/only.html").read_text()  # its count ("6 entries") drawn by its script: test_view_trajectory_js.py
-    assert len(TRAJECTORY_DATA.search(page).group(4).split("\n")) == 6
+    # the trajectory's count ("6 entries") is drawn by the page's script: test_view_trajectory_js.py
+    shard = (out / "search/1/p.js").read_text()
+    assert len(json.loads(shard[len("agentrigSearch("):-len(");\n")])["checkpoints"][0]["text"].split("\n")) == 6
     assert main(["show", str(run)]) == 0
     shown = capsys.readouterr().out
     assert "1 checkpoint: 0 passed, 0 failed, 1 error |" in shown

@@ -127,27 +127,14 @@ def page(chromium_browser: Any) -> Iterator[Any]:
     page.close()
 
 
-#: The views of a page's trajectory data elements, made as app.js makes them (with the subagents beside the first).
-VIEWS = """() => {
-  const T = window.agentrigTrajectory;
-  function nesting(subagents, key) {
-    return {subagent(metadata) {
-      const label = T.subagentLabel(metadata), inner = label && (key ? key + "/" + label : label), entry = inner && subagents[inner];
-      if (!entry) return null;
-      const read = T.read(entry.text || "", entry.bad), notice = T.notice(entry.path, read.unreadable);
-      return {label, steps: T.views(read.steps, nesting(subagents, inner), false).views,
-              notices: (entry.notices || []).concat(notice ? [notice] : [])};
-    }};
-  }
-  return Array.from(document.querySelectorAll("script.trajectory-data"), el => {
-    const sibling = el.nextElementSibling, main = el.parentNode.id === "steps";
-    const subagents = sibling && sibling.classList.contains("subagents-data") ? JSON.parse(sibling.textContent) : {};
-    const read = T.read(el.textContent, el.dataset.bad ? JSON.parse(el.dataset.bad) : []);
-    const made = T.views(read.steps.slice(0, el.dataset.limit ? +el.dataset.limit : undefined), main ? nesting(subagents, "") : null, true);
-    return {main, views: made.views, calls: Object.assign(made.calls, {model_time: made.model_time, tool_time: made.tool_time}),
-            system: T.systemPrompt(read.steps), count: read.steps.length, notice: T.notice("PATH", read.unreadable)};
-  });
-}"""
+#: What the page's script (app.js) reads from each trajectory element of the page: every step's view, the model
+#: calls' series, the system prompt, the count, the notice (the file's path written PATH).
+VIEWS = """() => Array.from(document.querySelectorAll("script.trajectory-data"), el => {
+  const made = window.agentrigPlots.trajectoryOf(el);
+  return {main: made.main, views: made.views, system: made.system, count: made.count,
+          notice: made.notice && made.notice.replace(/^.*trajectory.jsonl:/, "PATH:"),
+          calls: Object.assign(made.calls, {model_time: made.model_time, tool_time: made.tool_time})};
+})"""
 
 
 def test_the_page_shows_each_step_as_agentrig_reads_it(edge_site: tuple[Path, Path], page: Any) -> None:

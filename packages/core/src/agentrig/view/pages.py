@@ -21,7 +21,7 @@ from agentrig.report.reader import CheckpointDetail, CheckpointEntry, LoadedRun
 from agentrig.report.summary import CheckpointRow, RunSummary, informative_score, money, seconds, tests_text, tokens_text
 from agentrig.report.text import test_results
 from agentrig.view.forks import fork_link
-from agentrig.view.paths import SEARCH, STEPS_PER_PAGE, checkpoint_page, problem_page
+from agentrig.view.paths import SEARCH, STEPS_PER_PAGE, checkpoint_page, problem_page, search_shard
 from agentrig.view.steps import script_json, trajectory_script
 from agentrig.view.subagents import subagent_trajectories
 
@@ -275,9 +275,10 @@ def _evaluation_summary(evaluation: Any) -> str:
     return " · ".join(parts)
 
 
-def _trajectory(run: LoadedRun, detail: CheckpointDetail, part: int) -> dict[str, Any]:
-    """The page's trajectory: how many parts it takes, which one this is, and the data its script draws the steps
-    of the part from (the whole trajectory: a step's cost so far and the messages it refers to come before it)."""
+def _trajectory(run_index: int, run: LoadedRun, detail: CheckpointDetail, part: int) -> dict[str, Any]:
+    """The page's trajectory: how many parts it takes, which one this is, and where its script reads the lines it
+    draws the part's steps from (the whole trajectory: a step's cost so far and the messages it refers to come
+    before it), the problem run's search shard, which the page loads: every trajectory is written once."""
     from agentrig.report.raw_trajectory import read_raw_trajectory
 
     entry = detail.entry
@@ -290,15 +291,16 @@ def _trajectory(run: LoadedRun, detail: CheckpointDetail, part: int) -> dict[str
     part = min(max(1, part), parts)
     subagents = subagent_trajectories(entry.paths.agent, raw, run.root)
     shown = ((part - 1) * STEPS_PER_PAGE + 1, part * STEPS_PER_PAGE)
-    return {"part": part, "parts": parts,
-            "steps_script": trajectory_script(raw, shown=shown if parts > 1 else None, subagents=subagents)}
+    shard = (f"{run_index}/{entry.problem}", entry.checkpoint)
+    return {"part": part, "parts": parts, "trajectory_shard": search_shard(run_index, entry.problem),
+            "steps_script": trajectory_script(raw, shown=shown if parts > 1 else None, subagents=subagents, shard=shard)}
 
 
 def checkpoint_page_context(run_index: int, run: LoadedRun, detail: CheckpointDetail, part: int = 1) -> dict[str, Any]:
     """One checkpoint: verdict, usage, evaluation, plots, trajectory (one part of it), diff, prompt."""
     entry = detail.entry
     row = CheckpointRow.of(entry)
-    trajectory = _trajectory(run, detail, part)
+    trajectory = _trajectory(run_index, run, detail, part)
     part = trajectory["part"]
     evaluation = detail.evaluation
     problem_entries = run.find(entry.problem)

@@ -131,7 +131,8 @@ class Report:
         steady = _CLOCK.sub(r"\1\2", main) if 'class="clock"' in main else main
         version = hashlib.sha1(steady.encode("utf-8")).hexdigest()[:16]
         html = self.template("base.html").render(
-            root=root, title=title, main=main, version=version, live=context.get("live", False)
+            root=root, title=title, main=main, version=version, live=context.get("live", False),
+            shard=context.get("trajectory_shard"),
         )
         return Response(html.encode("utf-8"), "text/html; charset=utf-8")
 

@@ -23,9 +23,10 @@ from agentrig.view.steps import script_json
 
 def shard_script(run_index: int, problem: str, details: list[CheckpointDetail]) -> str:
     """The shard of one problem run: ``agentrigSearch({run, problem, per_page, checkpoints: [{name, pages, text,
-    bad}]});``: each checkpoint's trajectory lines as read (``text``; ``bad``: the lines that are not UTF-8), which
-    the search page reads with the checkpoint page's rules (``static/trajectory.js``: every step numbered as its
-    page numbers it, the text of each a search looks at); JSON made safe by :func:`script_json`."""
+    bad, path}]});``: each checkpoint's trajectory lines as read (``text``; ``bad``: the lines that are not UTF-8;
+    ``path``: the file, as a notice names it), which the checkpoint pages draw their steps from and the search page
+    reads with the same rules (``static/trajectory.js``: every step numbered as its page numbers it, the text of
+    each a search looks at); JSON made safe by :func:`script_json`."""
     from agentrig.boundary import read_inside
     from agentrig.report.raw_trajectory import read_raw_trajectory
 
@@ -46,6 +47,7 @@ def shard_script(run_index: int, problem: str, details: list[CheckpointDetail]) 
             "pages": [checkpoint_page(run_index, problem, entry.checkpoint, n) for n in range(1, parts + 1)],
             "text": raw.text,
             "bad": raw.bad,
+            "path": str(raw.path),
         })
     data = {"run": run_index, "problem": problem, "checkpoints": checkpoints, "per_page": STEPS_PER_PAGE}
     return f"agentrigSearch({script_json(data)});\n"

@@ -52,16 +52,24 @@ def script_text(text: str) -> str:
 
 
 def trajectory_script(raw: RawTrajectory | None, prefix: str = "step-", *, shown: tuple[int, int] | None = None,
-                      limit: int | None = None, subagents: dict[str, dict[str, Any]] | None = None) -> Markup:
+                      limit: int | None = None, subagents: dict[str, dict[str, Any]] | None = None,
+                      shard: tuple[str, str] | None = None) -> Markup:
     """The ``<script type="text/x-agentrig-jsonl" class="trajectory-data">`` element that the page's script replaces
     with the ``<li>`` of each step, in place (put it inside the ``<ol class="steps">`` the steps belong to).
 
     ``prefix`` starts each step's id (``<prefix><number>``, unique for a trajectory nested in the page); ``shown``:
     the numbers of the first and last step drawn (a part of a long trajectory; all by default); ``limit``: only the
     first ``limit`` steps are read and drawn (an earlier try's); ``subagents``: the trajectories of the subagents
-    its tool calls started (:func:`agentrig.view.subagents.subagent_trajectories`), embedded beside it."""
+    its tool calls started (:func:`agentrig.view.subagents.subagent_trajectories`), embedded beside it.
+
+    ``shard``: ``(shard key, checkpoint)``: the lines are not embedded but read from the problem run's search shard,
+    which the page loads (a checkpoint page: each trajectory is written once in a report, and the search page reads
+    the same shard); the element then holds the trajectory's size, so that a live page's version changes as it grows."""
     attributes = {"data-prefix": prefix}
-    if raw is not None:
+    if shard is not None:
+        attributes["data-shard"], attributes["data-checkpoint"] = shard
+        attributes["data-size"] = str(len(raw.text)) if raw is not None else "0"
+    elif raw is not None:
         attributes["data-path"] = str(raw.path)
         if raw.bad:
             attributes["data-bad"] = json.dumps(raw.bad)
@@ -70,8 +78,8 @@ def trajectory_script(raw: RawTrajectory | None, prefix: str = "step-", *, shown
     if limit is not None:
         attributes["data-limit"] = str(limit)
     spelled = "".join(f' {name}="{escape(value)}"' for name, value in attributes.items())
-    element = (f'<script type="text/x-agentrig-jsonl" class="trajectory-data"{spelled}>'
-               f"{script_text(raw.text) if raw is not None else ''}</script>")
+    text = script_text(raw.text) if raw is not None and shard is None else ""
+    element = f'<script type="text/x-agentrig-jsonl" class="trajectory-data"{spelled}>{text}</script>'
     if subagents:
         element += f'<script type="application/json" class="subagents-data">{script_json(subagents)}</script>'
     return Markup(element)

@@ -305,25 +305,47 @@
 
   var trajectory = null;  // the page's own trajectory, read: its model calls' series and time for the plots
 
+  // A trajectory element's lines: in it (an earlier try's), or in its problem run's shard, which the page loads
+  // (a checkpoint's own: agentrig/view/pages.py); {text, bad, path, missing: a notice when the shard is not there}.
+  function linesOf(T, el) {
+    if (!el.dataset.shard) {
+      return {text: el.textContent, bad: el.dataset.bad ? JSON.parse(el.dataset.bad) : [], path: el.dataset.path || ""};
+    }
+    var shard = T.shard(el.dataset.shard), found = null;
+    (shard ? shard.checkpoints : []).forEach(function (c) { if (c.name === el.dataset.checkpoint) found = c; });
+    if (!found) return {text: "", bad: [], path: "", missing: "the trajectory's data could not be read (search/" + el.dataset.shard + ".js)"};
+    return {text: found.text || "", bad: found.bad || [], path: found.path || ""};
+  }
+
+  // The page's trajectory (and its earlier tries'): each <script class="trajectory-data"> inside an <ol class="steps">
+  // is read (trajectory.js) and becomes the <li> of each of its steps, in place.
+  // What a trajectory element holds, read: every step's view (and the model calls' series, model and tool time), the
+  // steps read, the number shown (an earlier try's first `limit`), its system prompt and its notice.
+  function trajectoryOf(el) {
+    var T = window.agentrigTrajectory, main = el.parentNode.id === "steps", limit = el.dataset.limit ? +el.dataset.limit : null;
+    var sibling = el.nextElementSibling, subagents = {};
+    if (sibling && sibling.classList.contains("subagents-data")) subagents = JSON.parse(sibling.textContent);
+    var lines = linesOf(T, el), read = T.read(lines.text, lines.bad);
+    var steps = limit != null ? read.steps.slice(0, limit) : read.steps;
+    var made = T.views(steps, main ? nesting(T, subagents, "", 0) : null, true);
+    made.main = main; made.count = read.steps.length; made.shown = steps.length; made.system = T.systemPrompt(read.steps);
+    made.notice = lines.missing || T.notice(lines.path, read.unreadable);
+    return made;
+  }
+
   // The page's trajectory (and its earlier tries'): each <script class="trajectory-data"> inside an <ol class="steps">
   // is read (trajectory.js) and becomes the <li> of each of its steps, in place.
   function drawSteps() {
-    var T = window.agentrigTrajectory;
+    if (!window.agentrigTrajectory) return;
     Array.prototype.forEach.call(document.querySelectorAll("ol.steps > script.trajectory-data"), function (el) {
-      if (el.dataset.drawn || !T) return;
-      var main = el.parentNode.id === "steps", limit = el.dataset.limit ? +el.dataset.limit : null;
-      var sibling = el.nextElementSibling, subagents = {};
-      if (sibling && sibling.classList.contains("subagents-data")) subagents = JSON.parse(sibling.textContent);
-      var read = T.read(el.textContent, el.dataset.bad ? JSON.parse(el.dataset.bad) : []);
-      var steps = limit != null ? read.steps.slice(0, limit) : read.steps;
-      var made = T.views(steps, main ? nesting(T, subagents, "", 0) : null, true), views = made.views;
+      if (el.dataset.drawn) return;
+      var made = trajectoryOf(el), views = made.views, count = made.count;
       if (el.dataset.from) views = views.slice(+el.dataset.from - 1, +el.dataset.to);
       el.parentNode.insertBefore(stepItems(views, el.dataset.prefix || "step-"), el);
       el.dataset.drawn = "1";
-      var count = read.steps.length;
-      if (!main) {  // an earlier try: how many entries it has, how many are shown
+      if (!made.main) {  // an earlier try: how many entries it has, how many are shown
         var summary = el.closest("details") && el.closest("details").querySelector(".try-count");
-        if (summary) summary.textContent = entries(count) + (count > steps.length ? ", the first " + steps.length + " shown" : "");
+        if (summary) summary.textContent = entries(count) + (count > made.shown ? ", the first " + made.shown + " shown" : "");
         return;
       }
       trajectory = made;
@@ -331,12 +353,12 @@
       if (counter) counter.textContent = entries(count);
       var none = document.getElementById("no-steps");
       if (none) none.hidden = count > 0;
-      var notice = T.notice(el.dataset.path || "trajectory.jsonl", read.unreadable), notices = document.getElementById("trajectory-notices");
-      if (notice && notices) notices.appendChild(node("p", "notice", notice));
-      var system = T.systemPrompt(read.steps), card = document.getElementById("system-prompt");
-      if (system != null && card) {
-        card.querySelector(".count").textContent = T.length(system) + " characters, as the first model call sent it";
-        card.querySelector("pre").textContent = system;
+      var notices = document.getElementById("trajectory-notices");
+      if (made.notice && notices) notices.appendChild(node("p", "notice", made.notice));
+      var card = document.getElementById("system-prompt");
+      if (made.system != null && card) {
+        card.querySelector(".count").textContent = window.agentrigTrajectory.length(made.system) + " characters, as the first model call sent it";
+        card.querySelector("pre").textContent = made.system;
         card.hidden = false;
       }
     });
@@ -455,6 +477,18 @@
     input.addEventListener("input", function () { applyFilter(table); });
   }
 
+  // A live checkpoint page's trajectory grows: its shard is loaded again (a new address: the browser's copy is not
+  // used) before the steps are drawn again; `then` runs once it is there, or could not be loaded.
+  function reloadShard(version, then) {
+    var old = document.querySelector("script.trajectory-shard");
+    if (!old) { then(); return; }
+    var el = document.createElement("script");
+    el.className = "trajectory-shard";
+    el.src = old.src.split("?")[0] + "?v=" + encodeURIComponent(version);
+    el.onload = el.onerror = function () { old.remove(); then(); };
+    document.body.appendChild(el);
+  }
+
   function live() {
     if (document.body.dataset.live !== "1" || location.protocol.indexOf("http") !== 0) return;
     var busy = false;
@@ -470,10 +504,12 @@
           var y = window.scrollY;
           main.innerHTML = fresh.innerHTML;
           main.dataset.version = fresh.dataset.version;
-          drawSteps();
-          open.forEach(function (id) { var el = id && document.getElementById(id); var d = el && el.querySelector("details"); if (d) d.open = true; });
-          draw(); results(); filter();
-          window.scrollTo(0, y);
+          reloadShard(fresh.dataset.version, function () {
+            drawSteps();
+            open.forEach(function (id) { var el = id && document.getElementById(id); var d = el && el.querySelector("details"); if (d) d.open = true; });
+            draw(); results(); filter();
+            window.scrollTo(0, y);
+          });
         }
         if (doc.body.dataset.live !== "1") {
           clearInterval(timer);
@@ -486,7 +522,7 @@
     }, 1500);
   }
 
-  window.agentrigPlots = {line: line, colors: COLORS, draw: draw};
+  window.agentrigPlots = {line: line, colors: COLORS, draw: draw, trajectoryOf: trajectoryOf};
   drawSteps();
   draw();
   results();

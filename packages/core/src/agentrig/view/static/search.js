@@ -42,18 +42,18 @@
   var pending = null;   // the shard being loaded: {src, done}
 
   // A shard's checkpoints hold their trajectory lines as read (agentrig/view/search.py): each is read with the
-  // checkpoint page's rules (trajectory.js), into [number, kind, text, lower-cased text] per step.
-  window.agentrigSearch = function (data) {
+  // checkpoint page's rules (trajectory.js, which receives every shard loaded), into [number, kind, text,
+  // lower-cased text] per step.
+  if (window.agentrigTrajectory) window.agentrigTrajectory.onShard(function (data) {
+    if (!pending) return;
     var T = window.agentrigTrajectory;
-    data.checkpoints.forEach(function (c) {
-      c.steps = T.read(c.text || "", c.bad).steps.map(function (step, i) {
+    loaded[pending.src] = {run: data.run, problem: data.problem, per_page: data.per_page, checkpoints: data.checkpoints.map(function (c) {
+      return {name: c.name, pages: c.pages, steps: T.read(c.text || "", c.bad).steps.map(function (step, i) {
         var text = T.searchText(step);
         return [i + 1, step.kind, text, text.toLowerCase()];
-      });
-      delete c.text;
-    });
-    if (pending) { loaded[pending.src] = data; }
-  };
+      })};
+    })};
+  });
 
   function load(src, done) {
     if (loaded[src]) { done(loaded[src]); return; }

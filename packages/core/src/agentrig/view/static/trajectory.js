@@ -451,8 +451,18 @@
     return Array.from(text.slice(0, 2 * SEARCH_CHARS)).slice(0, SEARCH_CHARS).join("");
   }
 
+  // The trajectory shards loaded in the page (search/<run>/<problem>.js: agentrigSearch(data)), by "run/problem": a
+  // checkpoint page draws its steps from its problem run's, the search page searches them (it listens for each).
+  var shards = {}, listeners = [];
+  window.agentrigSearch = function (data) {
+    shards[data.run + "/" + data.problem] = data;
+    listeners.forEach(function (listener) { listener(data); });
+  };
+  function shard(key) { return Object.prototype.hasOwnProperty.call(shards, key) ? shards[key] : null; }
+  function onShard(listener) { listeners.push(listener); }
+
   window.agentrigTrajectory = {
-    read: read, notice: notice, views: views, systemPrompt: systemPrompt, subagentLabel: subagentLabel, timeSplit: timeSplit,
+    shard: shard, onShard: onShard, read: read, notice: notice, views: views, systemPrompt: systemPrompt, subagentLabel: subagentLabel, timeSplit: timeSplit,
     searchText: searchText, fixed: fixed, money: money, tokens: tokens, dumps: dumps, length: length,
   };
 })();
