@@ -56,6 +56,8 @@ class ClaudeCodeAgent(CliAgent):
     agent_type = "claude_code"
     cli_name = "Claude Code CLI"
     npm_package = "@anthropic-ai/claude-code"
+    #: Node.js the CLI needs when its package.json names no ``engines.node`` (the pinned 2.1.330 is a native executable (not checked); its Node-script releases asked for >=18).
+    node_fallback = "18"
     config_class = ClaudeCodeConfig
     config: ClaudeCodeConfig
     outcome: ClaudeStreamOutcome | None
@@ -112,6 +114,7 @@ class ClaudeCodeAgent(CliAgent):
             )
         self._check_stream_parser()
         self._mcp_servers()  # an unset ${VAR} of an MCP server is a usage error
+        self._check_host_node()  # --runtime local: a Node-script CLI needs the host's node, new enough
 
     def setup(self, session: Session) -> None:
         """Check the model endpoint, the CLI and its version in ``session``'s runtime; isolate its state."""

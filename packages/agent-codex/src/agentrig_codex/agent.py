@@ -52,6 +52,8 @@ class CodexAgent(CliAgent):
     agent_type = "codex"
     cli_name = "Codex CLI"
     npm_package = "@openai/codex"
+    #: Node.js the CLI needs when its package.json names no ``engines.node`` (the launcher of @openai/codex 0.169.0 (bin/codex.js) says >=16).
+    node_fallback = "16"
     config_class = CodexConfig
     config: CodexConfig
     outcome: CodexOutcome | None
@@ -105,6 +107,7 @@ class CodexAgent(CliAgent):
             raise AgentSetupError("the codex agent needs a credential: set OPENAI_API_KEY")
         self._check_stream_parser()
         self._mcp_servers()  # an unset ${VAR} of an MCP server is a usage error
+        self._check_host_node()  # --runtime local: a Node-script CLI needs the host's node, new enough
 
     def setup(self, session: Session) -> None:
         """Check the endpoint and the CLI's version in ``session``'s runtime; write its isolated config."""

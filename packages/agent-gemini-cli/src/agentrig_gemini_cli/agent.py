@@ -49,6 +49,8 @@ class GeminiCliAgent(CliAgent):
     agent_type = "gemini_cli"
     cli_name = "Gemini CLI"
     npm_package = "@google/gemini-cli"
+    #: Node.js the CLI needs when its package.json names no ``engines.node`` (the package.json of @google/gemini-cli 0.61.0 says >=20).
+    node_fallback = "20"
     config_class = GeminiCliConfig
     config: GeminiCliConfig
     outcome: GeminiOutcome | None
@@ -99,6 +101,7 @@ class GeminiCliAgent(CliAgent):
             raise AgentSetupError(f"the gemini_cli agent needs a credential: set {KEY_ENV}")
         self._check_stream_parser()
         self._mcp_servers()  # an unset ${VAR} of an MCP server is a usage error
+        self._check_host_node()  # --runtime local: a Node-script CLI needs the host's node, new enough
 
     def setup(self, session: Session) -> None:
         """Check the endpoint and the CLI's version in ``session``'s runtime; write its isolated settings."""

@@ -55,6 +55,8 @@ class OpenCodeAgent(CliAgent):
     agent_type = "opencode"
     cli_name = "OpenCode CLI"
     npm_package = "opencode-ai"
+    #: Node.js the CLI needs when its package.json names no ``engines.node`` (the pinned 1.18.33 is a native executable (not checked)).
+    node_fallback = "18"
     config_class = OpenCodeConfig
     config: OpenCodeConfig
     outcome: OpenCodeOutcome | None
@@ -106,6 +108,7 @@ class OpenCodeAgent(CliAgent):
             raise AgentSetupError("the opencode agent needs a credential: set OPENAI_API_KEY")
         self._check_stream_parser()
         self._check_mcp_servers()
+        self._check_host_node()  # --runtime local: a Node-script CLI needs the host's node, new enough
 
     def _check_mcp_servers(self) -> None:
         """Resolve the MCP servers (an unset ``${VAR}`` is a usage error) and refuse a value OpenCode would rewrite."""

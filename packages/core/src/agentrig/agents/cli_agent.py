@@ -81,6 +81,9 @@ class CliAgent(Agent):
     config_class: ClassVar[type[CliAgentConfig]]
     #: Seconds between reads of the CLI's side log (:meth:`_read_side_log`) while it runs.
     side_log_poll: ClassVar[float] = 0.1
+    #: The lowest Node.js the CLI runs on when it is a Node script whose package.json names no
+    #: ``engines.node`` (:mod:`agentrig.agents.node_requirement`); an agent's README documents its own.
+    node_fallback: ClassVar[str] = "18"
 
     def __init__(
         self,
@@ -110,6 +113,8 @@ class CliAgent(Agent):
         self._checkpoint_steps: list[TrajectoryStep] = []
         #: The version the CLI reported at setup.
         self.cli_version: str | None = None
+        #: The runtime the agent's sessions run in (``AgentContext.runtime``), ``None`` when not known.
+        self.runtime_name: str | None = None
         self._mcp: dict[str, McpStdioServer | McpHttpServer] | None = None
         self._mcp_secrets: list[str] = []
         #: How the last checkpoint's CLI ended (its parser's outcome) and how it was launched.
@@ -122,7 +127,7 @@ class CliAgent(Agent):
         if not isinstance(config, cls.config_class):
             config = cls.config_class.model_validate(config.model_dump() if isinstance(config, BaseModel) else config)
         make: Callable[..., _AgentT] = cls
-        return make(
+        agent = make(
             config,
             context.require_model(str(cls.agent_type)),
             context.credential,
@@ -130,6 +135,8 @@ class CliAgent(Agent):
             context.verbose,
             **cls._context_options(context),
         )
+        agent.runtime_name = context.runtime
+        return agent
 
     @classmethod
     def _context_options(cls, context: AgentContext) -> dict[str, Any]:
@@ -190,6 +197,16 @@ class CliAgent(Agent):
             self._mcp_secrets = server_secrets(self._mcp)
         return self._mcp
 
+    def _check_host_node(self, runtime_name: str | None = None, path: str | None = None) -> None:
+        """In the ``local`` runtime (``runtime_name``, default :attr:`runtime_name`), refuse a CLI that runs on
+        Node when the host's ``node`` is missing or older than the CLI needs: one line (call it in ``preflight``).
+        ``path``: the ``PATH`` the CLI is started with (default: this process's). Other runtimes bring their own."""
+        if (runtime_name or self.runtime_name) != "local":
+            return
+        from agentrig.agents.node_requirement import check_host_node
+
+        check_host_node(agent=self.agent_name, cli_name=self.cli_name, binary=self._binary, fallback=self.node_fallback, path=path)
+
     def _setup_state_dir(self, session: Session, name: str, private_prefix: str) -> str:
         """Give the CLI its own state directory ``name`` in the runtime's home; return its path there.
 
@@ -212,6 +229,9 @@ class CliAgent(Agent):
         """The version ``<binary> --version`` reports; refuse a CLI that cannot run or is not the pinned one."""
         from agentrig.runtime.interface import Invocation
 
+        if runtime.name == "local" and self.runtime_name != "local":  # preflight did not know (run_task, own session)
+            environment = {**getattr(runtime, "environment", {}), **self._env}
+            self._check_host_node("local", environment.get("PATH"))
         result = runtime.exec(Invocation([self._binary, "--version"], env=self._env, timeout=60))
         if result.exit_code in (126, 127) or (result.exit_code != 0 and not result.stdout.strip()):
             wanted = self.config.version or "<version>"

@@ -126,6 +126,9 @@ class AgentContext:
     thinking_preset: ThinkingPreset | None = None
     #: ``--thinking-max-tokens``: the thinking budget in tokens, ``None`` for the preset's.
     thinking_max_tokens: int | None = None
+    #: ``--runtime``: the runtime the agent's sessions run in (``local``, ``docker``, ...), ``None`` when not known.
+    #: An agent's ``preflight`` may check what that runtime needs of the host (a CLI agent: the host's Node.js).
+    runtime: str | None = None
 
     def require_model(self, agent: str) -> ModelDefinition:
         """The model, for an agent that cannot work without one; :class:`AgentSetupError` naming

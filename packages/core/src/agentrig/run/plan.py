@@ -181,6 +181,7 @@ class RunPlan(BaseModel):
             image=self.session_image,
             thinking_preset=self.thinking,
             thinking_max_tokens=self.thinking_max_tokens,
+            runtime=self.runtime,
         )
 
     def settings(self) -> RunSettings:

@@ -1,0 +1,94 @@
+"""``--runtime local`` on a host whose Node is too old for the pinned Gemini CLI (its package.json: ``>=20``), or
+has none: one line before anything runs, from the preflight and from ``agentrig run`` alike. Docker is not affected."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from agentrig import Agent, AgentContext
+from agentrig.errors import AgentSetupError
+from agentrig.testing.cli_agents import CliAgentKit, cli_run_env, local_session
+from agentrig.testing.fake_node import (
+    check_one_line_refusal,
+    fake_node_dir,
+    first_on_path,
+    path_without_node,
+    refused_local_run,
+    require_host_node,
+)
+
+pytestmark = pytest.mark.gemini_cli
+
+REPO = Path(__file__).resolve().parents[3]
+UNREACHABLE = "http://127.0.0.1:9"  # nothing is called: the checks come first
+
+
+def build(kit: CliAgentKit, binary: str, runtime: str | None) -> Agent:
+    """The agent for ``binary`` as ``agentrig run --runtime RUNTIME`` builds it for its preflight."""
+    config = kit.config_class()(binary=binary, base_url=UNREACHABLE)
+    context = AgentContext(model=kit.model_definition(), credential=kit.credential(), problem_name="greeter", runtime=runtime)
+    return Agent.from_config(config, context)
+
+
+def test_preflight_refuses_node_18_naming_what_the_package_needs(
+    cli_kit: CliAgentKit, gemini_bin: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("PATH", first_on_path(fake_node_dir(tmp_path, "v18.19.0")))
+    with pytest.raises(AgentSetupError) as caught:
+        build(cli_kit, gemini_bin, "local").preflight()
+    message = str(caught.value)
+    assert "\n" not in message
+    assert message.startswith("the gemini_cli agent's Gemini CLI")
+    assert "needs Node.js >= 20 (engines.node '>=20' of @google/gemini-cli 0.61.0)" in message
+    assert "is v18.19.0: install Node.js >= 20 on this host, or use --runtime docker" in message
+
+
+def test_preflight_with_docker_does_not_look_at_the_hosts_node(
+    cli_kit: CliAgentKit, gemini_bin: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("PATH", first_on_path(fake_node_dir(tmp_path, "v18.19.0")))
+    build(cli_kit, gemini_bin, "docker").preflight()
+    monkeypatch.setenv("PATH", path_without_node(tmp_path))
+    build(cli_kit, gemini_bin, "docker").preflight()
+
+
+def test_preflight_passes_on_this_hosts_node(cli_kit: CliAgentKit, gemini_bin: str) -> None:
+    require_host_node(20)
+    build(cli_kit, gemini_bin, "local").preflight()
+
+
+def test_setup_in_a_local_session_refuses_before_the_cli_starts(
+    cli_kit: CliAgentKit, gemini_bin: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Built without a runtime (``run_task``, a session of one's own): the local session's setup checks instead of
+    letting the CLI fail on its own syntax."""
+    monkeypatch.setenv("PATH", first_on_path(fake_node_dir(tmp_path, "v18.19.0")))
+    agent = build(cli_kit, gemini_bin, None)
+    agent.preflight()  # the runtime is not known yet
+    with local_session(tmp_path / "session") as session, pytest.raises(AgentSetupError, match=r"is v18\.19\.0: install"):
+        agent.setup(session)
+    assert agent.cli_version is None  # `gemini --version` never ran
+    agent.cleanup()
+
+
+def test_agentrig_run_local_on_node_18_is_one_line_exit_2_and_no_run_directory(gemini_bin: str, tmp_path: Path) -> None:
+    path = first_on_path(fake_node_dir(tmp_path, "v18.19.0"))
+    env = cli_run_env("GEMINI_", "GOOGLE_", GEMINI_API_KEY="AIza-test-node-0123456789",
+                      GOOGLE_GEMINI_BASE_URL=UNREACHABLE, PATH=path)
+    out = tmp_path / "run"
+    result = refused_local_run(REPO / "examples" / "greeter", agent="gemini_cli", model="gemini/gemini-2.5-pro",
+                               binary=gemini_bin, env=env, output=out)
+    line = check_one_line_refusal(result, out, "gemini_cli", "v18.19.0", "Node.js >= 20", "--runtime docker")
+    assert line.startswith("agentrig: error: the gemini_cli agent's Gemini CLI")
+    assert "AIza-test-node" not in result.stderr
+
+
+def test_agentrig_run_local_without_node_is_one_line(gemini_bin: str, tmp_path: Path) -> None:
+    env = cli_run_env("GEMINI_", "GOOGLE_", GEMINI_API_KEY="AIza-test-node-0123456789",
+                      GOOGLE_GEMINI_BASE_URL=UNREACHABLE, PATH=path_without_node(tmp_path))
+    out = tmp_path / "run"
+    result = refused_local_run(REPO / "examples" / "greeter", agent="gemini_cli", model="gemini/gemini-2.5-pro",
+                               binary=gemini_bin, env=env, output=out)
+    check_one_line_refusal(result, out, "gemini_cli", "no 'node' on PATH", "install Node.js >= 20", "--runtime docker")
