@@ -123,7 +123,7 @@ def test_the_nearest_named_package_json_is_read_not_a_folders_type_module(tmp_pa
 
 def test_a_binary_named_on_path_is_found_there(tmp_path: Path) -> None:
     link = make_package(tmp_path, engines={"node": ">=20"})
-    with pytest.raises(AgentSetupError, match="is v18.19.0"):
+    with pytest.raises(AgentSetupError, match=r"is v18\.19\.0"):
         check("fake", first_on_path(fake_node_dir(tmp_path, "v18.19.0"), str(link.parent)))
 
 

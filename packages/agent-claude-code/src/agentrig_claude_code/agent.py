@@ -56,7 +56,8 @@ class ClaudeCodeAgent(CliAgent):
     agent_type = "claude_code"
     cli_name = "Claude Code CLI"
     npm_package = "@anthropic-ai/claude-code"
-    #: Node.js the CLI needs when its package.json names no ``engines.node`` (the pinned 2.1.330 is a native executable (not checked); its Node-script releases asked for >=18).
+    #: Node.js the CLI needs when its package.json names no ``engines.node``: the pinned 2.1.330 is a native
+    #: executable (not checked); the releases that ran on Node asked for >=18.
     node_fallback = "18"
     config_class = ClaudeCodeConfig
     config: ClaudeCodeConfig

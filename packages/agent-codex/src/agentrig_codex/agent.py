@@ -52,7 +52,7 @@ class CodexAgent(CliAgent):
     agent_type = "codex"
     cli_name = "Codex CLI"
     npm_package = "@openai/codex"
-    #: Node.js the CLI needs when its package.json names no ``engines.node`` (the launcher of @openai/codex 0.169.0 (bin/codex.js) says >=16).
+    #: Node.js the CLI needs when its package.json names no ``engines.node`` (@openai/codex 0.169.0 says >=16).
     node_fallback = "16"
     config_class = CodexConfig
     config: CodexConfig

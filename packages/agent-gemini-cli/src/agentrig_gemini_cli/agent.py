@@ -49,7 +49,7 @@ class GeminiCliAgent(CliAgent):
     agent_type = "gemini_cli"
     cli_name = "Gemini CLI"
     npm_package = "@google/gemini-cli"
-    #: Node.js the CLI needs when its package.json names no ``engines.node`` (the package.json of @google/gemini-cli 0.61.0 says >=20).
+    #: Node.js the CLI needs when its package.json names no ``engines.node`` (@google/gemini-cli 0.61.0 says >=20).
     node_fallback = "20"
     config_class = GeminiCliConfig
     config: GeminiCliConfig

@@ -55,7 +55,8 @@ class OpenCodeAgent(CliAgent):
     agent_type = "opencode"
     cli_name = "OpenCode CLI"
     npm_package = "opencode-ai"
-    #: Node.js the CLI needs when its package.json names no ``engines.node`` (the pinned 1.18.33 is a native executable (not checked)).
+    #: Node.js the CLI needs when its package.json names no ``engines.node``: the pinned 1.18.33 is a native
+    #: executable (not checked).
     node_fallback = "18"
     config_class = OpenCodeConfig
     config: OpenCodeConfig
