@@ -62,8 +62,8 @@ def test_preflight_passes_on_this_hosts_node(cli_kit: CliAgentKit, gemini_bin: s
 def test_setup_in_a_local_session_refuses_before_the_cli_starts(
     cli_kit: CliAgentKit, gemini_bin: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Built without a runtime (``run_task``, a session of one's own): the local session's setup checks instead of
-    letting the CLI fail on its own syntax."""
+    """Built without a runtime (an AgentContext made by hand, a session of one's own): the local session's setup
+    checks instead of letting the CLI fail on its own syntax."""
     monkeypatch.setenv("PATH", first_on_path(fake_node_dir(tmp_path, "v18.19.0")))
     agent = build(cli_kit, gemini_bin, None)
     agent.preflight()  # the runtime is not known yet

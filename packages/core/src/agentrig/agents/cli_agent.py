@@ -229,7 +229,7 @@ class CliAgent(Agent):
         """The version ``<binary> --version`` reports; refuse a CLI that cannot run or is not the pinned one."""
         from agentrig.runtime.interface import Invocation
 
-        if runtime.name == "local" and self.runtime_name != "local":  # preflight did not know (run_task, own session)
+        if runtime.name == "local" and self.runtime_name != "local":  # preflight did not know (a context made by hand)
             environment = {**getattr(runtime, "environment", {}), **self._env}
             self._check_host_node("local", environment.get("PATH"))
         result = runtime.exec(Invocation([self._binary, "--version"], env=self._env, timeout=60))
