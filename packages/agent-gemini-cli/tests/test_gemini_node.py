@@ -3,13 +3,15 @@ has none: one line before anything runs, from the preflight and from ``agentrig 
 
 from __future__ import annotations
 
+import subprocess
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from agentrig import Agent, AgentContext
 from agentrig.errors import AgentSetupError
-from agentrig.testing.cli_agents import CliAgentKit, cli_run_env, local_session
+from agentrig.testing.cli_agents import CliAgentKit, agentrig_executable, cli_run_env, local_session
 from agentrig.testing.fake_node import (
     check_one_line_refusal,
     fake_node_dir,
@@ -92,3 +94,26 @@ def test_agentrig_run_local_without_node_is_one_line(gemini_bin: str, tmp_path: 
     result = refused_local_run(REPO / "examples" / "greeter", agent="gemini_cli", model="gemini/gemini-2.5-pro",
                                binary=gemini_bin, env=env, output=out)
     check_one_line_refusal(result, out, "gemini_cli", "no 'node' on PATH", "install Node.js >= 20", "--runtime docker")
+
+
+@pytest.mark.docker
+@pytest.mark.xdist_group("gemini_image")
+def test_agentrig_run_docker_on_a_node_18_host_solves_the_greeter(
+    tmp_path: Path, node_test_image: str, gemini_image: str, fake_gemini_server: Any
+) -> None:
+    """The host's Node does not matter in Docker (the image brings Node 22): the same old node first on PATH,
+    ``--runtime docker``, and the greeter passes."""
+    from .test_gemini_greeter import check_greeter_run, greeter_script
+
+    greeter_script(fake_gemini_server)
+    env = cli_run_env("GEMINI_", "GOOGLE_", GEMINI_API_KEY="AIza-test-node-0123456789",
+                      GOOGLE_GEMINI_BASE_URL=fake_gemini_server.base_url,
+                      PATH=first_on_path(fake_node_dir(tmp_path, "v18.19.0")))
+    out = tmp_path / "run"
+    result = subprocess.run(
+        [agentrig_executable(), "run", str(REPO / "examples" / "greeter"), "--agent", "gemini_cli",
+         "--model", "gemini/gemini-2.5-pro", "--runtime", "docker", "--image", node_test_image,
+         "-c", "runtime.network=host", "--output", str(out)],
+        env=env, capture_output=True, text=True, timeout=600, cwd=tmp_path,
+    )
+    check_greeter_run(out, result, fake_gemini_server, "AIza-test-node-0123456789")
