@@ -133,6 +133,9 @@ def test_a_node_named_by_absolute_path_in_the_shebang_is_the_one_checked(tmp_pat
     assert node_interpreter(binary.resolve()) == f"{old}/node"
     with pytest.raises(AgentSetupError, match=f"this host's node \\({old}/node\\) is v18.19.0"):
         check(binary, path_without_node(tmp_path))
+    gone = make_package(tmp_path / "gone", engines={"node": ">=20"}, shebang="#!/opt/no-such-node/bin/node")
+    with pytest.raises(AgentSetupError, match=r"there is no '/opt/no-such-node/bin/node' \(named by its #! line\): install"):
+        check(gone, first_on_path(old))
 
 
 @pytest.mark.parametrize("shebang", ["#!/usr/bin/env -S node --experimental-vm-modules", "#!/usr/bin/env NODE_OPTIONS=x node"])

@@ -151,7 +151,8 @@ def check_host_node(*, agent: str, cli_name: str, binary: str, fallback: str, pa
     todo = f"install Node.js >= {needed.label} on this host, {USE_DOCKER}"
     node = shutil.which(interpreter, path=search) if os.sep not in interpreter else interpreter
     if node is None or not os.path.isfile(node):
-        raise AgentSetupError(f"{what}, and there is no '{interpreter}' on PATH: {todo}")
+        where = "on PATH" if os.sep not in interpreter else "(named by its #! line)"
+        raise AgentSetupError(f"{what}, and there is no '{interpreter}' {where}: {todo}")
     version_text = _node_version(node, search)
     found = parse_version(version_text)
     if found is None:
