@@ -30,7 +30,6 @@ from agentrig_codex.session_log import SessionLogTail
 
 if TYPE_CHECKING:
     from agentrig.agents.session import Session
-    from agentrig.agents.stream import StreamParser
     from agentrig.credentials import ProviderCredential
     from agentrig.model_definition import ModelDefinition, ThinkingPreset
 
@@ -58,6 +57,7 @@ class CodexAgent(CliAgent):
     config: CodexConfig
     outcome: CodexOutcome | None
     launch: CodexLaunch | None
+    _log_tail: SessionLogTail | None
 
     def __init__(
         self,
@@ -72,7 +72,6 @@ class CodexAgent(CliAgent):
         """An agent for ``model`` with ``credential``; nothing runs until :meth:`setup`."""
         super().__init__("codex", config, model, credential, problem_name, verbose, default_binary="codex")
         self.reasoning_effort = config.reasoning_effort or (thinking_preset.value if thinking_preset is not None else None)
-        self._log_tail: SessionLogTail | None = None
         # the Codex thread continued across checkpoints while reset_context is false
         self.thread_id: str | None = None
         self._thread_usage = TokenUsage()
@@ -156,34 +155,13 @@ class CodexAgent(CliAgent):
         self._conclude(outcome)
 
     def _stream(self, argv: list[str], task: str) -> CodexOutcome:
-        from agentrig.agents.stream import create_stream_parser
         from agentrig_codex.exec_json import CodexExecParser
 
-        assert self._runtime is not None and self._scratch is not None and self._log_tail is not None
-        parser = create_stream_parser(
-            self.config.stream_parser,
-            pricing=self.pricing,
-            model=self.model.name,
-            usage=self.usage,
-            prior_thread_usage=self._thread_usage if self.thread_id else None,
-        )
-        if not isinstance(parser, CodexExecParser):  # the agent reads the session log into it: its kind is needed
-            raise AgentSetupError(
-                f"stream_parser {self.config.stream_parser!r} makes a {type(parser).__name__}; the codex agent needs"
-                " a parser of the codex-exec-json kind (a subclass of agentrig_codex.exec_json.CodexExecParser)"
-            )
-        self._log_tail.mark()
+        # the agent hands it the session log's usage records (the core's side log): its kind is needed
+        prior = self._thread_usage if self.thread_id else None
+        parser = self._make_parser(CodexExecParser, "codex-exec-json", prior_thread_usage=prior)
         self._run_cli(argv, task, parser)
         return parser.outcome
-
-    def _read_side_log(self, parser: StreamParser) -> None:
-        """The session log's new lines: its ``token_usage_record`` of each model call (see :mod:`agentrig_codex.exec_json`)."""
-        from agentrig_codex.exec_json import CodexExecParser
-
-        if self._log_tail is None or not isinstance(parser, CodexExecParser):
-            return
-        for line in self._log_tail.read_new():
-            parser.consume_session_line(line)
 
     def _conclude(self, outcome: CodexOutcome) -> None:
         """Turn how the CLI ended into a stop reason, a limit or an error."""

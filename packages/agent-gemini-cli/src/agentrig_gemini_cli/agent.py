@@ -23,7 +23,6 @@ from agentrig_gemini_cli.session_log import ChatLogTail
 
 if TYPE_CHECKING:
     from agentrig.agents.session import Session
-    from agentrig.agents.stream import StreamParser
     from agentrig.credentials import ProviderCredential
     from agentrig.model_definition import ModelDefinition, ThinkingPreset
 
@@ -55,6 +54,7 @@ class GeminiCliAgent(CliAgent):
     config: GeminiCliConfig
     outcome: GeminiOutcome | None
     launch: GeminiLaunch | None
+    _log_tail: ChatLogTail | None
 
     def __init__(
         self,
@@ -72,7 +72,6 @@ class GeminiCliAgent(CliAgent):
             model.name, budget=config.thinking_budget, level=config.thinking_level, preset=thinking_preset
         )
         self.settings = GeminiSettings.build(model=model.name, thinking=self.thinking, max_attempts=config.max_attempts)
-        self._log_tail: ChatLogTail | None = None
         # the CLI session continued across checkpoints while reset_context is false
         self.session_id: str | None = None
         self._reset_checkpoint_state()
@@ -146,28 +145,12 @@ class GeminiCliAgent(CliAgent):
         self._conclude(outcome)
 
     def _stream(self, argv: list[str], task: str) -> GeminiOutcome:
-        from agentrig.agents.stream import create_stream_parser
         from agentrig_gemini_cli.stream_json import GeminiStreamParser
 
-        assert self._log_tail is not None
-        parser = create_stream_parser(self.config.stream_parser, pricing=self.pricing, model=self.model.name, usage=self.usage)
-        if not isinstance(parser, GeminiStreamParser):  # the agent reads the session log into it: its kind is needed
-            raise AgentSetupError(
-                f"stream_parser {self.config.stream_parser!r} makes a {type(parser).__name__}; the gemini_cli agent"
-                " needs a parser of the gemini-stream-json kind (a subclass of agentrig_gemini_cli.stream_json.GeminiStreamParser)"
-            )
-        self._log_tail.mark()
+        # the agent hands it the session log's records (the core's side log): its kind is needed
+        parser = self._make_parser(GeminiStreamParser, "gemini-stream-json")
         self._run_cli(argv, task, parser)
         return parser.outcome
-
-    def _read_side_log(self, parser: StreamParser) -> None:
-        """The session log's new lines: a ``gemini`` record per model reply (see :mod:`agentrig_gemini_cli.stream_json`)."""
-        from agentrig_gemini_cli.stream_json import GeminiStreamParser
-
-        if self._log_tail is None or not isinstance(parser, GeminiStreamParser):
-            return
-        for line in self._log_tail.read_new():
-            parser.consume_session_line(line)
 
     def _conclude(self, outcome: GeminiOutcome) -> None:
         """Turn how the CLI ended into a stop reason, a limit or an error."""

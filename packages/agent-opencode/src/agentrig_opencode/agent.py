@@ -32,7 +32,6 @@ if TYPE_CHECKING:
     from agentrig.agents.session import Session
     from agentrig.credentials import ProviderCredential
     from agentrig.model_definition import ModelDefinition, ThinkingPreset
-    from agentrig_opencode.run_json import OpenCodeRunParser
 
 STATE_DIR_NAME = ".agentrig-opencode"
 #: The state directory's parts: OpenCode's XDG directories and its temporary files.
@@ -172,20 +171,10 @@ class OpenCodeAgent(CliAgent):
             self.session_id = outcome.session_id
         self._conclude(outcome)
 
-    def _make_parser(self) -> OpenCodeRunParser:
-        from agentrig.agents.stream import create_stream_parser
+    def _stream(self, argv: list[str], task: str) -> OpenCodeOutcome:
         from agentrig_opencode.run_json import OpenCodeRunParser
 
-        parser = create_stream_parser(self.config.stream_parser, pricing=self.pricing, model=self.model.name, usage=self.usage)
-        if not isinstance(parser, OpenCodeRunParser):  # the agent reads its outcome: its kind is needed
-            raise AgentSetupError(
-                f"stream_parser {self.config.stream_parser!r} makes a {type(parser).__name__}; the opencode agent needs"
-                " a parser of the opencode-run-json kind (a subclass of agentrig_opencode.run_json.OpenCodeRunParser)"
-            )
-        return parser
-
-    def _stream(self, argv: list[str], task: str) -> OpenCodeOutcome:
-        parser = self._make_parser()
+        parser = self._make_parser(OpenCodeRunParser, "opencode-run-json")  # the agent reads its outcome: its kind is needed
         # the core's pump: a watcher also checks the limits while a tool runs and the CLI writes nothing
         self._run_cli(argv, task, parser)
         return parser.outcome

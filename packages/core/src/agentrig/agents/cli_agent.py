@@ -5,7 +5,8 @@ writes its output to scratch files as it arrives (every secret scrubbed),
 reads it through a stream parser and turns how the process ended into a stop
 reason. :class:`CliAgent` holds what does not depend on the CLI: the state
 directory the CLI keeps in the runtime's home, the version probe against the
-pinned npm version, the raw streams, secret scrubbing, the kill at a limit or
+pinned npm version, the stream parser of the agent's kind, the raw streams, the
+log the CLI writes besides its stream, secret scrubbing, the kill at a limit or
 a timeout, the artifacts common to all and the teardown. A subclass launches
 its own CLI and reads its own outcome.
 """
@@ -18,7 +19,7 @@ import shutil
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, Any, ClassVar, TypeVar
+from typing import IO, TYPE_CHECKING, Any, ClassVar, Protocol, TypeVar, runtime_checkable
 
 from pydantic import BaseModel
 
@@ -28,6 +29,7 @@ from agentrig.scratch import temp_dir
 
 if TYPE_CHECKING:
     from agentrig.agents.cli_config import CliAgentConfig
+    from agentrig.agents.cli_log import LogTail
     from agentrig.agents.mcp import McpHttpServer, McpStdioServer
     from agentrig.agents.session import Session
     from agentrig.agents.stream import StreamParser
@@ -52,6 +54,15 @@ _STDERR_TAIL = 1500
 
 
 _AgentT = TypeVar("_AgentT", bound="CliAgent")
+_ParserT = TypeVar("_ParserT")
+
+
+@runtime_checkable
+class SideLogReader(Protocol):
+    """A stream parser that also reads the log its CLI writes besides the stream (its session log)."""
+
+    def consume_session_line(self, line: str) -> None:
+        """Take one complete line of the side log."""
 
 
 class CliLaunch(BaseModel):
@@ -69,8 +80,11 @@ class CliAgent(Agent):
     Subclasses set :attr:`cli_name` and :attr:`npm_package`, call
     :meth:`_setup_state_dir` and :meth:`_probe_version` in ``setup``, stream
     the CLI through :meth:`_open_streams` and :meth:`_record` (or run it
-    whole with :meth:`_run_cli`, reading a side log through
-    :meth:`_read_side_log`), and start :meth:`_conclude` with :meth:`_conclude_kill`.
+    whole with :meth:`_run_cli` on a parser from :meth:`_make_parser`), and
+    start :meth:`_conclude` with :meth:`_conclude_kill`. A CLI that logs what
+    its stream lacks in a file of its own gets a :class:`~agentrig.agents.cli_log.LogTail`
+    of it as :attr:`_log_tail` in ``setup``: :meth:`_run_cli` hands that log's
+    new lines to a parser that is a :class:`SideLogReader` while the CLI runs.
     """
 
     #: How messages name the CLI ("the Codex CLI").
@@ -117,6 +131,8 @@ class CliAgent(Agent):
         self.runtime_name: str | None = None
         self._mcp: dict[str, McpStdioServer | McpHttpServer] | None = None
         self._mcp_secrets: list[str] = []
+        #: The log the CLI writes besides its stream (set in ``setup`` by an agent whose CLI has one).
+        self._log_tail: LogTail | None = None
         #: How the last checkpoint's CLI ended (its parser's outcome) and how it was launched.
         self.outcome: BaseModel | None = None
         self.launch: CliLaunch | None = None
@@ -251,6 +267,22 @@ class CliAgent(Agent):
 
     # -- a checkpoint -------------------------------------------------------------
 
+    def _make_parser(self, kind: type[_ParserT], kind_name: str, **options: Any) -> _ParserT:
+        """A new parser of the config's ``stream_parser`` (priced, counting into :attr:`usage`, given ``options``);
+        :class:`AgentSetupError` unless it is a ``kind``: the agent reads that kind's outcome (and hands it its
+        side log). ``kind_name`` names the stream parser of that kind in the message."""
+        from agentrig.agents.stream import create_stream_parser
+
+        parser = create_stream_parser(
+            self.config.stream_parser, pricing=self.pricing, model=self.model.name, usage=self.usage, **options
+        )
+        if not isinstance(parser, kind):
+            raise AgentSetupError(
+                f"stream_parser {self.config.stream_parser!r} makes a {type(parser).__name__}; the {self.agent_name} agent"
+                f" needs a parser of the {kind_name} kind (a subclass of {kind.__module__}.{kind.__qualname__})"
+            )
+        return parser
+
     def _begin_checkpoint(self, task: str) -> Runtime:
         """Start a checkpoint's run on ``task``: its state reset, the task emitted, the limits checked first."""
         from agentrig.trajectory import UserStep
@@ -287,6 +319,8 @@ class CliAgent(Agent):
         from agentrig.runtime.interface import Invocation
 
         assert self._runtime is not None
+        if self._log_tail is not None:
+            self._log_tail.mark()  # what earlier checkpoints logged is theirs
         process = self._runtime.start(
             Invocation(argv, env=self._env, timeout=self.config.timeout, idle_timeout=self.config.idle_timeout, stdin=stdin)
         )
@@ -300,7 +334,12 @@ class CliAgent(Agent):
             self._process = None
 
     def _read_side_log(self, parser: StreamParser) -> None:
-        """Hand what the CLI logged besides its stream since the last call to ``parser``; by default nothing."""
+        """Hand the lines the CLI wrote to its side log (:attr:`_log_tail`) since the last call to ``parser``,
+        when it is a :class:`SideLogReader`; without a side log, nothing."""
+        if self._log_tail is None or not isinstance(parser, SideLogReader):
+            return
+        for line in self._log_tail.read_new():
+            parser.consume_session_line(line)
 
     def _pump(self, process: RuntimeProcess, parser: StreamParser) -> None:
         """Feed the CLI's stream and its side log to ``parser``, emit the steps, kill the CLI at a limit.
