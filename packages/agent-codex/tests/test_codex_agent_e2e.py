@@ -13,6 +13,7 @@ import pytest
 
 from agentrig import AgentCostLimits, AgentSetupError
 from agentrig.testing.cli_agents import CliAgentKit, live_processes, record_steps, sleeper_command
+from agentrig.testing.cli_checkpoints import check_session_continued, check_step_limit
 from agentrig.trajectory import ErrorStep, LLMCall, ToolUseStep, UserStep
 from agentrig_codex.agent import CodexAgent
 
@@ -127,39 +128,15 @@ def test_time_limit_kills_the_cli_while_its_tool_runs(
 def test_step_limit_kills_the_cli_after_that_many_model_calls(
     make_agent: Callable[..., CodexAgent], session: Any, fake_openai_server: Any
 ) -> None:
-    server = fake_openai_server
-    server.add_reply("One.", tool_calls=[shell("echo one")])
-    server.add_reply("Two.", tool_calls=[shell(sleeper_command("CODEX-STEPPER"))])
-    server.add_reply("Never.")
-    agent = make_agent(cost_limits=AgentCostLimits(step_limit=2))
-    agent.setup(session)
-    result = agent.run_checkpoint("keep going")
-    assert result.stop_reason == "step_limit" and not result.had_error
-    assert result.usage.steps == 2 and len(server.model_requests) == 2
-    agent.cleanup()
+    check_step_limit(make_agent, session, fake_openai_server, shell=shell)
 
 
 def test_next_checkpoint_resumes_the_thread(
     make_agent: Callable[..., CodexAgent], session: Any, fake_openai_server: Any
 ) -> None:
-    server = fake_openai_server
-    server.add_reply("First.", usage={"input": 100, "output": 5})
-    server.add_reply("Second.", usage={"input": 300, "output": 7})
-    agent = make_agent(reset_context=False)
-    agent.setup(session)
-    first = agent.run_checkpoint("one")
-    thread = agent.thread_id
-    assert thread and first.usage.net_tokens.input == 100
-    agent.finish_checkpoint(reset_context=False)
-    second = agent.run_checkpoint("two")
-    assert not second.had_error, second.error_message
-    assert agent.launch is not None and agent.launch.resumed_thread == thread
-    assert agent.thread_id == thread
-    # the CLI's turn total counts the whole thread: only this run's share is recorded
-    assert second.usage.net_tokens.input == 300 and second.usage.net_tokens.output == 7
-    texts = json.dumps(server.model_requests[1].body["input"])
-    assert "one" in texts and "First." in texts
-    agent.cleanup()
+    # the CLI's turn total counts the whole thread: only this run's share is recorded (the kit checks it)
+    check_session_continued(make_agent, session, fake_openai_server, session_attr="thread_id",
+                            launch_field="resumed_thread", conversation=lambda request: json.dumps(request.body["input"]))
 
 
 def test_api_error_is_one_clear_error(

@@ -15,6 +15,7 @@ from agentrig import AgentCostLimits, AgentSetupError
 from agentrig.model_definition import ThinkingPreset
 from agentrig.pricing import APIPricing
 from agentrig.testing.cli_agents import live_processes, record_steps, sleeper_command
+from agentrig.testing.cli_checkpoints import check_session_continued, check_step_limit
 from agentrig.trajectory import AgentTextStep, LLMCall, ThinkingStep, ToolUseStep, UserStep
 from agentrig_gemini_cli.agent import GeminiCliAgent
 
@@ -144,39 +145,15 @@ def test_cost_limit_kills_the_cli_mid_tool(
 def test_step_limit_kills_the_cli_after_that_many_model_calls(
     make_agent: Callable[..., GeminiCliAgent], session: Any, fake_gemini_server: Any
 ) -> None:
-    server = fake_gemini_server
-    server.add_reply("One.", tool_calls=[shell("echo one")])
-    server.add_reply("Two.", tool_calls=[shell(sleeper_command("GEMINI-STEPPER"))])
-    server.add_reply("Never.")
-    agent = make_agent(cost_limits=AgentCostLimits(step_limit=2))
-    agent.setup(session)
-    result = agent.run_checkpoint("keep going")
-    assert result.stop_reason == "step_limit" and not result.had_error
-    assert result.usage.steps == 2 and len(server.model_requests) == 2
-    agent.cleanup()
+    check_step_limit(make_agent, session, fake_gemini_server, shell=shell)
 
 
 def test_next_checkpoint_resumes_the_session(
     make_agent: Callable[..., GeminiCliAgent], session: Any, fake_gemini_server: Any
 ) -> None:
-    server = fake_gemini_server
-    server.add_reply("First.", usage={"input": 100, "output": 5})
-    server.add_reply("Second.", usage={"input": 300, "output": 7})
-    agent = make_agent(reset_context=False)
-    agent.setup(session)
-    first = agent.run_checkpoint("one")
-    session_id = agent.session_id
-    assert session_id and first.usage.net_tokens.input == 100
-    agent.finish_checkpoint(reset_context=False)
-    second = agent.run_checkpoint("two")
-    assert not second.had_error, second.error_message
-    assert agent.launch is not None and agent.launch.resumed_session == session_id
-    assert agent.session_id == session_id
-    # the CLI counts one process's calls: the resumed run's total is its own
-    assert second.usage.net_tokens.input == 300 and second.usage.net_tokens.output == 7 and second.usage.steps == 1
-    contents = json.dumps(server.model_requests[1].body["contents"])
-    assert "one" in contents and "First." in contents
-    agent.cleanup()
+    # the CLI counts one process's calls: the resumed run's total is its own (the kit checks it is recorded as such)
+    check_session_continued(make_agent, session, fake_gemini_server, session_attr="session_id",
+                            launch_field="resumed_session", conversation=lambda request: json.dumps(request.body["contents"]))
 
 
 def test_api_error_is_one_clear_error(

@@ -15,6 +15,7 @@ import pytest
 
 from agentrig import AgentCostLimits, AgentSetupError
 from agentrig.pricing import APIPricing
+from agentrig.testing.cli_checkpoints import check_session_continued
 from agentrig.testing.fake_server import Fault
 from agentrig.testing.prerequisites import require
 from agentrig.trajectory import LLMCall, ToolUseStep, UserStep
@@ -186,22 +187,8 @@ def test_time_limit_kills_the_cli_mid_tool(
 def test_next_checkpoint_continues_the_session(
     make_agent: Callable[..., OpenCodeAgent], session: Any, fake_openai_server: Any
 ) -> None:
-    server = fake_openai_server
-    server.add_reply("First.", usage={"input": 100, "output": 5})
-    server.add_reply("Second.", usage={"input": 300, "output": 7})
-    agent = make_agent(reset_context=False)
-    agent.setup(session)
-    first = agent.run_checkpoint("one FIRST-MARKER")
-    opened = agent.session_id
-    assert opened and first.usage.net_tokens.input == 100
-    agent.finish_checkpoint(reset_context=False)
-    second = agent.run_checkpoint("two")
-    assert not second.had_error, second.error_message
-    assert agent.launch is not None and agent.launch.continued_session == opened and agent.session_id == opened
-    assert second.usage.net_tokens.input == 300 and second.usage.net_tokens.output == 7
-    body = server.model_requests[1].raw_body
-    assert "FIRST-MARKER" in body and "First." in body
-    agent.cleanup()
+    check_session_continued(make_agent, session, fake_openai_server, session_attr="session_id",
+                            launch_field="continued_session", conversation=lambda request: request.raw_body)
 
 
 def test_api_error_is_one_clear_error(make_agent: Callable[..., OpenCodeAgent], session: Any, fake_openai_server: Any) -> None:

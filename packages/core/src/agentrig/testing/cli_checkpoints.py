@@ -1,0 +1,93 @@
+"""Test kit: a CLI agent's checkpoints end to end, a step limit and a session continued, with the real CLI.
+
+Codex, the Gemini CLI and OpenCode are checked the same way here; what differs is their CLI: the shell tool
+the model calls, the attribute holding the CLI session the agent continues (``thread_id``, ``session_id``),
+the field of the launch record naming the session a checkpoint continued, and where a request carries the
+conversation. An agent's ``test_*_agent_e2e.py`` passes these with its fixtures (``make_agent``, ``session``,
+its fake server) to :func:`check_step_limit` and :func:`check_session_continued`, then checks what is its
+own on what they return.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from agentrig.testing.cli_agents import live_processes, sleeper_command
+
+if TYPE_CHECKING:
+    from agentrig.agents.interface import Agent
+    from agentrig.agents.result import CheckpointInferenceResult
+    from agentrig.agents.session import Session
+    from agentrig.testing.fake_server import FakeModelServer, RecordedRequest
+
+#: A reply calling the CLI's own shell tool with a command (as ``FakeModelServer.add_reply`` takes it).
+ShellCall = Callable[[str], dict[str, Any]]
+
+#: The first checkpoint's task holds it: found in the second checkpoint's request, the conversation went on.
+FIRST_MARKER = "FIRST-MARKER"
+
+
+def check_step_limit(
+    make_agent: Callable[..., Agent], session: Session, server: FakeModelServer, *, shell: ShellCall
+) -> CheckpointInferenceResult:
+    """``step_limit=2``: the CLI is killed at its second model call's usage while the tool that call asked for
+    runs (a minute long): a limit, not an error; two steps; no third call asked; the tool's process gone and
+    the file it writes at its end never written. Returns the checkpoint's result."""
+    from agentrig.usage import AgentCostLimits
+
+    agent = make_agent(cost_limits=AgentCostLimits(step_limit=2))
+    tag = f"{agent.agent_name.upper()}-STEPPER-{time.monotonic_ns()}"  # names this test's tool among the machine's processes
+    server.add_reply("One.", tool_calls=[shell("echo one")])
+    server.add_reply("Two.", tool_calls=[shell(sleeper_command(tag))])
+    server.add_reply("Never.")
+    try:
+        agent.setup(session)
+        result = agent.run_checkpoint("keep going")
+        assert result.stop_reason == "step_limit" and not result.had_error, result.error_message
+        assert result.usage.steps == 2 and len(server.model_requests) == 2
+        time.sleep(0.3)
+        assert live_processes(tag) == [], "processes of the killed CLI survive"
+        assert not (session.workspace.path / "late.txt").exists(), "the limit struck after the tool ended"
+    finally:
+        agent.cleanup()
+    return result
+
+
+def check_session_continued(
+    make_agent: Callable[..., Agent],
+    session: Session,
+    server: FakeModelServer,
+    *,
+    session_attr: str,
+    launch_field: str,
+    conversation: Callable[[RecordedRequest], str],
+) -> str:
+    """``reset_context`` false: checkpoint 2 continues checkpoint 1's CLI session (the agent's ``session_attr``,
+    named by its launch record's ``launch_field``), the model is sent checkpoint 1's task and answer (in
+    ``conversation(request)``), and checkpoint 2 records its own usage only (one call, its tokens), whatever
+    the CLI's own totals count. Returns the session's id."""
+    server.add_reply("First.", usage={"input": 100, "output": 5})
+    server.add_reply("Second.", usage={"input": 300, "output": 7})
+    agent = make_agent(reset_context=False)
+    try:
+        agent.setup(session)
+        first = agent.run_checkpoint(f"one {FIRST_MARKER}")
+        opened = getattr(agent, session_attr)
+        assert not first.had_error, first.error_message
+        assert opened and first.usage.net_tokens.input == 100
+        agent.finish_checkpoint(reset_context=False)
+        second = agent.run_checkpoint("two")
+        assert not second.had_error, second.error_message
+        launch = getattr(agent, "launch", None)
+        assert launch is not None and getattr(launch, launch_field) == opened
+        assert getattr(agent, session_attr) == opened
+        assert second.usage.steps == 1 and second.usage.net_tokens.input == 300 and second.usage.net_tokens.output == 7
+        requests = server.model_requests
+        assert len(requests) == 2 and "First." not in conversation(requests[0])
+        asked = conversation(requests[1])
+        assert FIRST_MARKER in asked and "First." in asked, asked
+    finally:
+        agent.cleanup()
+    return str(opened)
