@@ -10,16 +10,15 @@ from __future__ import annotations
 import importlib.util
 import json
 import os
-import shutil
 import signal
 import subprocess
 import sys
-import threading
 import time
 from pathlib import Path
 
 from agentrig.run.records import CheckpointResultLine, RunRecord, TryRecord
 from agentrig.testing.fake_server import FakeReply, Fault
+from agentrig.testing.greeter_retries import check_retries_side_by_side
 
 REPO = Path(__file__).resolve().parents[1]
 GREETER = REPO / "examples" / "greeter"
@@ -172,75 +171,12 @@ def test_kill_during_a_retry_then_resume(tmp_path: Path, fake_openai_server) -> 
     assert sorted(p.name for p in (out / "greeter" / "command_line" / "tries").iterdir()) == ["1"]
 
 
-def _greeter_copies(root: Path, tags: list[str]) -> list[Path]:
-    """The greeter under other names, checkpoint 2's prompt tagged so the fake server tells the copies apart."""
-    made = []
-    for tag in tags:
-        copy = root / f"greeter_{tag}"
-        shutil.copytree(GREETER, copy, ignore=shutil.ignore_patterns("record_replay.py", "replay.jsonl"))
-        yaml = copy / "problem.yaml"
-        yaml.write_text(yaml.read_text().replace("name: greeter", f"name: greeter_{tag}"))
-        prompt = copy / "checkpoint_2.md"
-        prompt.write_text(prompt.read_text() + f"\n(copy {tag})\n")
-        made.append(copy)
-    return made
-
-
-def failing_after_one_call(server, tags: list[str]) -> dict[str, int]:
-    """Serve the greeter; in each copy's checkpoint 2, answer the first call, then fail the next two with HTTP 500
-    (the call and the client's one retry): that try spent one reply's tokens and money, then failed."""
-    reply = _greeter_replies()
-    seen = dict.fromkeys(tags, 0)
-    lock = threading.Lock()
-
-    def handler(request):
-        text = str(request.body["messages"])
-        tag = next((t for t in tags if SECOND in text and f"(copy {t})" in text), None)
-        if tag is not None:
-            with lock:
-                seen[tag] += 1
-                number = seen[tag]
-            if number in (2, 3):
-                return Fault(status=500)
-        return reply(request)
-
-    server.respond_with(handler)
-    return seen
-
-
 def test_retries_with_two_jobs_keep_each_try_and_count_its_cost(tmp_path: Path, fake_openai_server) -> None:
-    tags = ["a", "b"]
-    made = _greeter_copies(tmp_path / "problems", tags)
-    seen = failing_after_one_call(fake_openai_server, tags)
-    out = tmp_path / "run"
-    argv, env = _command(fake_openai_server, out, "--retries", "1", "--retry-backoff", "0.2", "--jobs", "2")
-    argv[argv.index(str(GREETER))] = str(made[0])
-    argv.insert(3, str(made[1]))
-    done = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=240)
-    assert done.returncode == 0, done.stderr
-    assert all(count >= 4 for count in seen.values()), seen  # each copy: one reply, two failures, the retry's calls
-    lines = _results(out)
-    assert sorted((x.problem, x.checkpoint, x.status, x.tries) for x in lines) == [
-        (f"greeter_{t}", c, "passed", tries) for t in tags for c, tries in (("command_line", 2), ("greet_function", None))
-    ]
-    spent_cost, spent_tokens = 0.0, 0
-    for tag in tags:
-        kept = TryRecord.model_validate_json((out / f"greeter_{tag}" / "command_line" / "tries" / "1" / "try.json").read_bytes())
-        assert kept.cause.startswith("model error: ServerError") and kept.result is not None
-        assert kept.result.steps == 1 and kept.result.cost and kept.result.cost > 0  # the one reply it got was paid for
-        line = next(x for x in lines if x.problem == f"greeter_{tag}" and x.checkpoint == "command_line")
-        assert line.tries_spent is not None and line.tries_spent.tries == 1
-        assert line.tries_spent.cost == kept.result.cost and line.tries_spent.tokens == kept.result.tokens
-        spent_cost += kept.result.cost
-        spent_tokens += kept.result.tokens.total
-    run = RunRecord.model_validate_json((out / "run.json").read_bytes())
-    own = sum(x.cost or 0.0 for x in lines)
-    assert run.totals.cost is not None and abs(run.totals.cost - (own + spent_cost)) < 1e-12
-    assert run.totals.tokens.total == sum(x.tokens.total for x in lines) + spent_tokens
-    assert run.totals.tries_spent is not None and run.totals.tries_spent.tries == 2
-    assert run.problems["greeter_a"].totals.tries_spent is not None
-    assert run.totals.steps == sum(x.steps for x in lines)  # steps: the counted tries'
-
+    # the scenario is the test kit's (the Ray executor's test plays it too); what is the local executor's own:
+    # `--jobs 2`, and `agentrig show` reading the run back
+    retried = check_retries_side_by_side(fake_openai_server, REPO, tmp_path, "--retries", "1", "--jobs", "2")
+    out, env, run, spent_cost = retried.out, retried.env, retried.run, retried.spent_cost
+    assert run.executor == "local" and run.totals.cost is not None
     agentrig = str(Path(sys.executable).with_name("agentrig"))
     shown = subprocess.run([agentrig, "show", str(out), "--json"], capture_output=True, text=True, timeout=60, env=env)
     totals = json.loads(shown.stdout)["totals"]
