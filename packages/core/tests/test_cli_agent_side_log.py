@@ -27,12 +27,11 @@ from agentrig.trajectory import TrajectoryStep
 from agentrig.usage import AgentCostLimits, TokenUsage, UsageTracker
 
 
-class SideLogParser:
-    """A parser of the demo CLI: its stream says nothing; each line of its side log is one model call."""
+class PlainParser:
+    """A parser of another CLI's stream (no side log): a :class:`StreamParser`, not of the demo agent's kind."""
 
     def __init__(self, *, pricing: Any = None, model: str = "", usage: UsageTracker | None = None) -> None:
         self._usage = usage if usage is not None else UsageTracker()
-        self.session_lines: list[str] = []
 
     @property
     def usage(self) -> UsageTracker:
@@ -47,32 +46,17 @@ class SideLogParser:
     def finish(self) -> Iterator[TrajectoryStep]:
         return iter(())
 
+
+class SideLogParser(PlainParser):
+    """A parser of the demo CLI: its stream says nothing; each line of its side log is one model call."""
+
+    def __init__(self, **options: Any) -> None:
+        super().__init__(**options)
+        self.session_lines: list[str] = []
+
     def consume_session_line(self, line: str) -> None:
         self.session_lines.append(line)
         self._usage.step(TokenUsage(input=10, output=1), 0.0)
-
-
-def plain_parser(**options: Any) -> object:
-    """A parser of another kind: a :class:`StreamParser`, but not a :class:`SideLogParser`."""
-
-    class Other:
-        def __init__(self) -> None:
-            self._usage = UsageTracker()
-
-        @property
-        def usage(self) -> UsageTracker:
-            return self._usage
-
-        def consume(self, event: RuntimeEvent) -> None:
-            pass
-
-        def drain_steps(self) -> Iterator[TrajectoryStep]:
-            return iter(())
-
-        def finish(self) -> Iterator[TrajectoryStep]:
-            return iter(())
-
-    return Other()
 
 
 class _Parsers:
@@ -80,7 +64,7 @@ class _Parsers:
     def agentrig_stream_parsers(self) -> list[agentrig.StreamParserSpec]:
         return [
             agentrig.StreamParserSpec(name="demo-side-log", parser=f"{__name__}:SideLogParser"),
-            agentrig.StreamParserSpec(name="demo-plain", parser=f"{__name__}:plain_parser"),
+            agentrig.StreamParserSpec(name="demo-plain", parser=f"{__name__}:PlainParser"),
         ]
 
 
@@ -154,7 +138,7 @@ def test_a_stream_parser_of_another_kind_is_refused_in_one_line(plugin_registry:
             with pytest.raises(AgentSetupError) as raised:
                 agent.run("go")
             assert str(raised.value) == (
-                "stream_parser 'demo-plain' makes a Other; the demo_side_log agent needs a parser of the demo-side-log "
+                "stream_parser 'demo-plain' makes a PlainParser; the demo_side_log agent needs a parser of the demo-side-log "
                 f"kind (a subclass of {__name__}.SideLogParser)"
             )
             assert not (session.workspace.path / "ran.txt").exists()  # refused before the CLI started
