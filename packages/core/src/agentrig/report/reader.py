@@ -538,13 +538,45 @@ class CheckpointFiles:
         self._fd: int | None = None
 
     def __enter__(self) -> CheckpointFiles:
-        real = os.path.realpath(self.directory)
-        if real.startswith(os.path.join(os.path.realpath(self.root), "")):
-            try:
-                self._fd = os.open(real, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC)
-            except OSError:  # missing, or replaced since: every file through read_inside
-                self._fd = None
+        self._fd = self._open_below()
+        if self._fd is None:
+            self._fd = self._open_resolved()
         return self
+
+    def _open_below(self) -> int | None:
+        """The directory opened from ``root`` down, one component at a time, no link followed on the way
+        (two ``os.path.realpath`` per checkpoint, a dozen ``lstat`` calls, were a sixth of reading one);
+        ``None`` when it is not spelled as a path below ``root``, or a component is a link or missing."""
+        root = os.fspath(self.root)
+        if not self._directory_text.startswith(os.path.join(root, "")):
+            return None
+        parts = self._directory_text[len(os.path.join(root, "")):].split(os.sep)
+        if any(part in ("", ".", "..") for part in parts):
+            return None
+        try:
+            fd = os.open(root, _DIRECTORY)
+        except OSError:
+            return None
+        try:
+            for part in parts:
+                inner = os.open(part, _DIRECTORY | os.O_NOFOLLOW, dir_fd=fd)
+                os.close(fd)
+                fd = inner
+        except OSError:
+            os.close(fd)
+            return None
+        return fd
+
+    def _open_resolved(self) -> int | None:
+        """The directory opened once resolved (a link inside ``root`` on the way followed), ``None`` when it
+        resolves outside ``root`` or cannot be opened: every file is then read through ``read_inside``."""
+        real = os.path.realpath(self.directory)
+        if not real.startswith(os.path.join(os.path.realpath(self.root), "")):
+            return None
+        try:
+            return os.open(real, _DIRECTORY | os.O_NOFOLLOW)
+        except OSError:  # missing, or replaced since
+            return None
 
     def __exit__(self, *exc: object) -> None:
         if self._fd is not None:
@@ -564,10 +596,26 @@ class CheckpointFiles:
             if exc.errno == errno.ENOENT:
                 raise FileNotFoundError(errno.ENOENT, "No such file or directory", str(path)) from None
             raise
-        with os.fdopen(fd, "rb") as handle:
-            if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
+        try:
+            info = os.fstat(fd)
+            if not stat.S_ISREG(info.st_mode):
                 raise BoundaryError(f"{path}: not a regular file; not read")
-            return handle.read()
+            return _read_to_end(fd, info.st_size)
+        finally:
+            os.close(fd)
+
+
+#: How a checkpoint's directory is opened (each component without following a link: ``O_NOFOLLOW`` added).
+_DIRECTORY = os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC
+
+
+def _read_to_end(fd: int, size: int) -> bytes:
+    """Every byte of open file ``fd`` (``size`` bytes when it was measured; a file still growing is read to its
+    end), with plain ``read`` calls: a buffered file object per file read was a tenth of reading a checkpoint."""
+    chunks = []
+    while chunk := os.read(fd, max(size + 1, 8192)):
+        chunks.append(chunk)
+    return chunks[0] if len(chunks) == 1 else b"".join(chunks)
 
 
 def _read_record(model: type[M], path: Path, read: Callable[[Path], bytes], dropped: list[str]) -> M:
