@@ -20,7 +20,6 @@ import hashlib
 import json
 import os
 import re
-import sys
 import threading
 import time
 import warnings
@@ -56,13 +55,9 @@ class CacheError(ValueError):
 def default_cache_dir() -> Path:
     """``$XDG_CACHE_HOME/agentrig/model-calls`` (``~/.cache`` when unset); ``~/Library/Caches`` on
     macOS and ``%LOCALAPPDATA%`` on Windows."""
-    if sys.platform == "win32" and os.environ.get("LOCALAPPDATA"):
-        base = Path(os.environ["LOCALAPPDATA"])
-    elif sys.platform == "darwin":
-        base = Path.home() / "Library" / "Caches"
-    else:
-        base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
-    return base / "agentrig" / "model-calls"
+    from agentrig.user_dirs import user_cache_dir
+
+    return user_cache_dir() / "model-calls"
 
 
 def parse_duration(text: str, what: str = "--cache-ttl") -> float:

@@ -31,6 +31,10 @@ PAGE_CACHE = 64
 ROUTE_DIGITS = 6
 _ROUTE_NUMBER = re.compile(rf"[0-9]{{1,{ROUTE_DIGITS}}}", re.ASCII)
 _CLOCK = re.compile(r'(<span class="clock" data-since="[0-9.]+">)[^<]*(</span>)')
+#: How the templates are compiled: the compiled templates kept between runs (:mod:`agentrig.view.template_cache`)
+#: are told apart by these, with the extensions of the templates escaped (:data:`AUTOESCAPED`).
+TEMPLATE_OPTIONS = {"trim_blocks": True, "lstrip_blocks": True}
+AUTOESCAPED = ("html",)
 ASSET_FILES = ("app.css", "trajectory.js", "app.js", "pages.css", "quality.js", "search.js",
                "uplot/uPlot.iife.min.js", "uplot/uPlot.min.css", "uplot/LICENSE")
 
@@ -82,12 +86,14 @@ class Report:
             self._runs = None
         from jinja2 import Environment, PackageLoader, select_autoescape
 
+        from agentrig.view.template_cache import template_cache
+
         self.env = Environment(
             loader=PackageLoader("agentrig.view", "templates"),
-            autoescape=select_autoescape(["html"]),
-            trim_blocks=True,
-            lstrip_blocks=True,
+            autoescape=select_autoescape(list(AUTOESCAPED)),
             auto_reload=False,  # package data: not checked on disk again at every page
+            bytecode_cache=template_cache(repr((TEMPLATE_OPTIONS, AUTOESCAPED))),
+            **TEMPLATE_OPTIONS,
         )
         self.env.globals["plural"] = plural
 
