@@ -35,22 +35,24 @@ PAGE_TEMPLATES = ("base.html", "checkpoint.html", "problem.html", "quality_check
 Share = list[tuple[int, str]]
 
 
-#: The directories of the report already checked by :func:`guard` (and made): ``(out, directory)`` to the
-#: directory resolved. A report writes hundreds of pages per directory; resolving each page's directory
-#: again was a fifth of the time spent writing files.
-_CHECKED: dict[tuple[Path, Path], Path] = {}
+#: The directories of the report already checked by :func:`guard` (and made): ``(out, directory as the page's path
+#: spells it)`` to the directory resolved. A report writes hundreds of pages per directory; resolving each page's
+#: directory again was a fifth of the time spent writing files.
+_CHECKED: dict[tuple[Path, str], str] = {}
 
 
-def _replace_file(path: Path, body: bytes) -> None:
-    """Replace the file at ``path`` with ``body`` in one step, as :func:`~agentrig.atomic.write_bytes_atomic`
-    does (a temporary file beside it, renamed over it: a link there is replaced, never followed), in four
-    system calls rather than its ten (it makes the directory, draws a random name, checks the mode to keep):
-    a report writes a file per page, and those calls were a fifth of its writing time."""
-    tmp = f"{path.parent}/.{path.name[:200]}.{os.getpid()}.tmp"
+def _replace_file(directory: str, name: str, body: bytes) -> None:
+    """Replace the file ``name`` of ``directory`` with ``body`` in one step, as
+    :func:`~agentrig.atomic.write_bytes_atomic` does (a temporary file beside it, renamed over it: a link there
+    is replaced, never followed), in four system calls rather than its ten (it makes the directory, draws a
+    random name, checks the mode to keep): a report writes a file per page, and those calls were a fifth of its
+    writing time."""
+    path = f"{directory}{os.sep}{name}"
+    tmp = f"{directory}{os.sep}.{name[:200]}.{os.getpid()}.tmp"
     try:
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o666)
     except FileExistsError:  # left by a writer killed outright whose process id this one has now
-        write_bytes_atomic(path, body, sync=False)
+        write_bytes_atomic(Path(path), body, sync=False)
         return
     try:
         try:
@@ -73,18 +75,19 @@ def _write(out: Path, page: str, body: bytes, *, sync: bool = False) -> None:
 
     Every file is replaced in one step; only the index is synced to disk (``sync``): the pages are
     made again by writing the report again, and an fsync per page was a third of the writing time."""
-    wanted = out.joinpath(*(unquote(part) for part in page.split("/")))
-    directory = _CHECKED.get((out, wanted.parent))
-    if directory is None or wanted.name in ("", ".", ".."):
-        path = guard(out, wanted, "write")
+    head, _, name = page.rpartition("/")
+    name = unquote(name)
+    directory = _CHECKED.get((out, head))
+    if directory is None or name in ("", ".", "..") or "/" in name:  # a name that is not one component: checked
+        path = guard(out, out.joinpath(*(unquote(part) for part in page.split("/"))), "write")
         path.parent.mkdir(parents=True, exist_ok=True)
-        _CHECKED[(out, wanted.parent)] = path.parent
-    else:
-        path = directory / wanted.name
+        if path.name == name:  # one component: its directory is the page's, as the page spells it
+            _CHECKED[(out, head)] = str(path.parent)
+        directory, name = str(path.parent), path.name
     if sync:
-        write_bytes_atomic(path, body, sync=True)
+        write_bytes_atomic(Path(directory, name), body, sync=True)
     else:
-        _replace_file(path, body)
+        _replace_file(directory, name, body)
 
 
 def _write_pages(report: Report, out: Path, share: Share) -> int:
