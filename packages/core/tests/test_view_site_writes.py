@@ -45,8 +45,14 @@ def test_a_page_leaving_the_report_is_refused_after_its_directory_was_checked(tm
         site._write(out, "runs/1/..", b"b")
     with pytest.raises(BoundaryError):
         site._write(out, "runs/1/../../../escaped.html", b"c")
+    with pytest.raises(BoundaryError):  # a name of the checked directory that is a path once unquoted: checked
+        site._write(out, "runs/1/a%2F..%2F..%2F..%2F..%2Fescaped.html", b"d")
     assert not (tmp_path / "escaped.html").exists()
     assert (out / "runs" / "1" / "a.html").read_bytes() == b"a"
+    site._write(out, "runs/1/b%2F..%2Fquoted.html", b"e")  # inside the report: written where it leads
+    assert (out / "runs" / "1" / "quoted.html").read_bytes() == b"e"
+    site._write(out, "runs/1/%C3%A9t%C3%A9.html", b"f")  # a quoted name of one component: the directory checked
+    assert (out / "runs" / "1" / "été.html").read_bytes() == b"f"
 
 
 def test_forked_writers_leave_the_collector_as_it_was(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
