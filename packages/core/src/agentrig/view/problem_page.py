@@ -3,9 +3,11 @@ tests and diff."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from agentrig.report.reader import CheckpointDetail, CheckpointEntry, LoadedRun
+from agentrig.run.records import DiffRecord
 from agentrig.report.summary import CheckpointRow, money, seconds, tests_text, tokens_text
 from agentrig.view.paths import SEARCH, checkpoint_page, search_shard
 
@@ -27,7 +29,25 @@ def _failed_tests(detail: CheckpointDetail | None) -> list[dict[str, str]]:
     return [t for t in test_rows(evaluation) if t["outcome"] in ("failed", "error")]
 
 
-def checkpoint_card(run_index: int, entry: CheckpointEntry, detail: CheckpointDetail | None) -> dict[str, Any]:
+@dataclass(slots=True)
+class CheckpointCard:
+    """One checkpoint of the problem page, as its template lays it out (a class, not a dict: the template reads a
+    dozen fields of each card, and a dict's field was found by Jinja after a failed attribute lookup)."""
+
+    entry: CheckpointEntry
+    row: CheckpointRow
+    #: Its page, ``None`` when not started.
+    href: str | None
+    facts: str
+    stop_reason: str | None
+    groups_line: str
+    failed_tests: list[dict[str, str]]
+    diff: DiffRecord | None
+    patch_html: str
+    notices: list[str]
+
+
+def checkpoint_card(run_index: int, entry: CheckpointEntry, detail: CheckpointDetail | None) -> CheckpointCard:
     """One checkpoint of the problem page: verdict, usage, tests, diff (``detail`` ``None``: not started)."""
     from agentrig.view.pages import patch_html
 
@@ -40,18 +60,18 @@ def checkpoint_card(run_index: int, entry: CheckpointEntry, detail: CheckpointDe
     if row.score is not None and not row.tests:
         facts.insert(0, f"score {row.score:.3f}")
     diff = detail.diff if detail is not None else None
-    return {
-        "entry": entry,
-        "row": row,
-        "href": checkpoint_page(run_index, entry.problem, entry.checkpoint) if detail is not None else None,
-        "facts": " · ".join(facts),
-        "stop_reason": row.stop_reason,
-        "groups_line": _groups_line(detail),
-        "failed_tests": _failed_tests(detail),
-        "diff": diff,
-        "patch_html": patch_html(diff.patch) if diff is not None and diff.patch else "",
-        "notices": detail.notices if detail is not None else [],
-    }
+    return CheckpointCard(
+        entry=entry,
+        row=row,
+        href=checkpoint_page(run_index, entry.problem, entry.checkpoint) if detail is not None else None,
+        facts=" · ".join(facts),
+        stop_reason=row.stop_reason,
+        groups_line=_groups_line(detail),
+        failed_tests=_failed_tests(detail),
+        diff=diff,
+        patch_html=patch_html(diff.patch) if diff is not None and diff.patch else "",
+        notices=detail.notices if detail is not None else [],
+    )
 
 
 def problem_page_context(run_index: int, run: LoadedRun, problem: str,
@@ -60,7 +80,7 @@ def problem_page_context(run_index: int, run: LoadedRun, problem: str,
     are absent)."""
     entries = [e for e in run.find(problem) if e.problem == problem]  # the run's index: no pass over every checkpoint
     cards = [checkpoint_card(run_index, e, details.get(e.checkpoint)) for e in entries]
-    rows = [c["row"] for c in cards]
+    rows = [c.row for c in cards]
     costs = [r.cost for r in rows if r.steps is not None]
     judged = [r for r in rows if r.status in ("passed", "failed", "error")]
     summary = [f"{sum(r.status == 'passed' for r in judged)}/{len(entries)} checkpoints passed"]
