@@ -232,7 +232,9 @@ def checkpoint_quality(run: LoadedRun, entry: CheckpointEntry) -> tuple[QualityP
     problem = next(iter(p for p in run.problems_named(entry.problem) if p.name == entry.problem), None)
     found = problem_quality(run, problem, notices) if problem is not None else None
     point = next((c for c in found.checkpoints if c.checkpoint == entry.checkpoint), None) if found else None
-    own = str(entry.paths.root / QUALITY_FILE)
+    if not notices:  # the common case (a run without metrics): no path spelled per checkpoint
+        return point, []
+    own = os.path.join(entry.paths.root, QUALITY_FILE)
     return point, [n for n in notices if n.startswith(own)]
 
 
