@@ -103,8 +103,18 @@ def test_a_cache_directory_others_may_write_is_not_used(run: Path, cache_home: P
     assert _entries(cache_home) == []
 
 
-def test_an_entry_is_told_apart_by_how_and_by_what_it_was_compiled(tmp_path: Path) -> None:
-    plain, other = TemplateCache(tmp_path, "options A"), TemplateCache(tmp_path, "options B")
+def test_an_entry_is_told_apart_by_how_and_by_what_it_was_compiled(run: Path, tmp_path: Path) -> None:
+    from jinja2 import Environment
+
+    from agentrig.view.render import AUTOESCAPED
+    from agentrig.view.template_cache import compile_settings
+
+    env = Report([run]).env
+    settings = compile_settings(env, AUTOESCAPED)
+    assert settings != compile_settings(env, ())
+    assert settings != compile_settings(Environment(trim_blocks=True), AUTOESCAPED)  # lstrip_blocks not set
+    assert settings != compile_settings(Environment(trim_blocks=True, lstrip_blocks=True, optimized=False), AUTOESCAPED)
+    plain, other = TemplateCache(tmp_path, settings), TemplateCache(tmp_path, compile_settings(env, ()))
     key = plain.get_cache_key("base.html", "/x/base.html")
     assert key != other.get_cache_key("base.html", "/x/base.html")
     assert key != plain.get_cache_key("base.html", "/y/base.html")

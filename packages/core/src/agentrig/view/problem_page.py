@@ -7,8 +7,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from agentrig.report.reader import CheckpointDetail, CheckpointEntry, LoadedRun
-from agentrig.run.records import DiffRecord
 from agentrig.report.summary import CheckpointRow, money, seconds, tests_text, tokens_text
+from agentrig.run.records import DiffRecord
 from agentrig.view.paths import SEARCH, checkpoint_page, search_shard
 
 

@@ -31,9 +31,7 @@ PAGE_CACHE = 64
 ROUTE_DIGITS = 6
 _ROUTE_NUMBER = re.compile(rf"[0-9]{{1,{ROUTE_DIGITS}}}", re.ASCII)
 _CLOCK = re.compile(r'(<span class="clock" data-since="[0-9.]+">)[^<]*(</span>)')
-#: How the templates are compiled: the compiled templates kept between runs (:mod:`agentrig.view.template_cache`)
-#: are told apart by these, with the extensions of the templates escaped (:data:`AUTOESCAPED`).
-TEMPLATE_OPTIONS = {"trim_blocks": True, "lstrip_blocks": True}
+#: The templates whose output is escaped (by extension); part of the key of a compiled template kept between runs.
 AUTOESCAPED = ("html",)
 ASSET_FILES = ("app.css", "trajectory.js", "app.js", "pages.css", "quality.js", "search.js",
                "uplot/uPlot.iife.min.js", "uplot/uPlot.min.css", "uplot/LICENSE")
@@ -91,10 +89,11 @@ class Report:
         self.env = Environment(
             loader=PackageLoader("agentrig.view", "templates"),
             autoescape=select_autoescape(list(AUTOESCAPED)),
+            trim_blocks=True,
+            lstrip_blocks=True,
             auto_reload=False,  # package data: not checked on disk again at every page
-            bytecode_cache=template_cache(repr((TEMPLATE_OPTIONS, AUTOESCAPED))),
-            **TEMPLATE_OPTIONS,
         )
+        self.env.bytecode_cache = template_cache(self.env, AUTOESCAPED)
         self.env.globals["plural"] = plural
 
     def runs(self) -> list[LoadedRun]:

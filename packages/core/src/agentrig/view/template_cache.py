@@ -2,8 +2,8 @@
 cache directory (``<user cache>/agentrig/templates``, :func:`~agentrig.user_dirs.user_cache_dir`).
 
 Compiling the report's templates took a tenth of a second at every ``agentrig view``. An entry is used only
-for the same template source (Jinja checks it), compiled the same way by the same Jinja and Python: ``salt``
-(how the environment compiles) and Jinja's version are part of its key. A directory that cannot be made, or
+for the same template source (Jinja checks it), compiled the same way by the same Jinja and Python: how the
+environment compiles (:func:`compile_settings`) and Jinja's version are part of its key. A directory that cannot be made, or
 that another user or group may write (its entries are code this process runs), is not used; an entry that
 cannot be read or written is compiled again, silently.
 """
@@ -64,8 +64,22 @@ def _own_directory(directory: Path) -> bool:
     return stat.S_ISDIR(info.st_mode) and mine and not info.st_mode & (stat.S_IWGRP | stat.S_IWOTH)
 
 
-def template_cache(salt: str) -> TemplateCache | None:
-    """The cache of compiled templates for an environment compiling as ``salt`` says; ``None`` when the user's
+def compile_settings(environment: jinja2.Environment, autoescaped: tuple[str, ...]) -> str:
+    """What a template compiled by ``environment`` depends on besides its source: the syntax, whitespace and
+    optimizer settings, the extensions, and the template extensions it escapes (``autoescaped``, which the
+    environment holds only as a function)."""
+    settings = (
+        environment.block_start_string, environment.block_end_string, environment.variable_start_string,
+        environment.variable_end_string, environment.comment_start_string, environment.comment_end_string,
+        environment.line_statement_prefix, environment.line_comment_prefix, environment.trim_blocks,
+        environment.lstrip_blocks, environment.newline_sequence, environment.keep_trailing_newline,
+        environment.optimized, sorted(environment.extensions), autoescaped,
+    )
+    return repr(settings)
+
+
+def template_cache(environment: jinja2.Environment, autoescaped: tuple[str, ...]) -> TemplateCache | None:
+    """The cache of the templates ``environment`` compiles (:func:`compile_settings`); ``None`` when the user's
     cache directory cannot hold it (the templates are then compiled at every start)."""
     directory = user_cache_dir() / TEMPLATES_DIR
-    return TemplateCache(directory, salt) if _own_directory(directory) else None
+    return TemplateCache(directory, compile_settings(environment, autoescaped)) if _own_directory(directory) else None
