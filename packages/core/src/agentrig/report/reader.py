@@ -585,7 +585,7 @@ class CheckpointFiles:
 
     def __call__(self, path: Path) -> bytes:
         """The bytes of ``path`` (a file of the directory, else read through ``read_inside``)."""
-        head, name = os.path.split(os.fspath(path))
+        head, _, name = os.fspath(path).rpartition(os.sep)
         if self._fd is None or head != self._directory_text:
             return read_inside(self.root, path)
         try:
