@@ -93,6 +93,20 @@ def test_an_unusable_cache_directory_changes_nothing(run: Path, tmp_path: Path, 
     assert _pages(report) == pages
 
 
+def test_no_home_directory_changes_nothing(run: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    pages = _pages(Report([run]))
+    monkeypatch.delenv("XDG_CACHE_HOME", raising=False)
+    monkeypatch.delenv("HOME", raising=False)
+
+    def no_home() -> Path:  # what Path.home() raises when neither HOME nor the password database names one
+        raise RuntimeError("Could not determine home directory.")
+
+    monkeypatch.setattr(Path, "home", staticmethod(no_home))
+    report = Report([run])
+    assert report.env.bytecode_cache is None
+    assert _pages(report) == pages
+
+
 def test_a_cache_directory_others_may_write_is_not_used(run: Path, cache_home: Path) -> None:
     directory = cache_home / "agentrig" / TEMPLATES_DIR
     directory.mkdir(parents=True)

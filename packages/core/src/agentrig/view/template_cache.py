@@ -81,5 +81,8 @@ def compile_settings(environment: jinja2.Environment, autoescaped: tuple[str, ..
 def template_cache(environment: jinja2.Environment, autoescaped: tuple[str, ...]) -> TemplateCache | None:
     """The cache of the templates ``environment`` compiles (:func:`compile_settings`); ``None`` when the user's
     cache directory cannot hold it (the templates are then compiled at every start)."""
-    directory = user_cache_dir() / TEMPLATES_DIR
+    try:
+        directory = user_cache_dir() / TEMPLATES_DIR
+    except RuntimeError:  # no home directory to be found (HOME unset, the user unknown)
+        return None
     return TemplateCache(directory, compile_settings(environment, autoescaped)) if _own_directory(directory) else None
