@@ -299,3 +299,13 @@ def test_large_static_report_is_written_by_several_processes(tmp_path: Path, cap
     assert len([f for f in files if f.parts[0] == "runs" and len(f.parts) == 3]) == problems  # the problem pages
     assert len([f for f in files if f.parts[0] == "runs" and f.name.startswith("checkpoint_")]) == 5 * problems
     assert all((parallel / f).read_bytes() == (serial / f).read_bytes() for f in files)
+
+
+def test_search_links_are_spelled_as_urlencode_spells_them() -> None:
+    from urllib.parse import urlencode
+
+    from agentrig.view.paths import search_link
+
+    for problem, checkpoint in [("a b/attempt_1", "x&y=z#1"), ("é~ü", "c+d%/e"), ("plain", "checkpoint_1")]:
+        assert search_link(1, problem, checkpoint) == "search.html#" + urlencode({"run": 1, "problem": problem, "checkpoint": checkpoint})
+        assert search_link(2, problem) == "search.html#" + urlencode({"run": 2, "problem": problem})

@@ -10,7 +10,6 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from html import escape
 from typing import TYPE_CHECKING, Any
-from urllib.parse import urlencode
 
 from markupsafe import Markup
 
@@ -21,7 +20,7 @@ from agentrig.report.reader import CheckpointDetail, CheckpointEntry, LoadedRun
 from agentrig.report.summary import CheckpointRow, RunSummary, informative_score, money, seconds, tests_text, tokens_text
 from agentrig.report.text import test_results
 from agentrig.view.forks import fork_link
-from agentrig.view.paths import SEARCH, STEPS_PER_PAGE, checkpoint_page, problem_page, search_shard
+from agentrig.view.paths import STEPS_PER_PAGE, checkpoint_page, problem_page, search_link, search_shard
 from agentrig.view.steps import script_json, trajectory_script
 from agentrig.view.subagents import subagent_trajectories
 
@@ -334,7 +333,7 @@ def checkpoint_page_context(run_index: int, run: LoadedRun, detail: CheckpointDe
         "usage": row.token_usage,
         "prompt": detail.prompt,
         "problem_href": problem_page(run_index, entry.problem),
-        "search_href": f"{SEARCH}#" + urlencode({"run": run_index, "problem": entry.problem, "checkpoint": entry.checkpoint}),
+        "search_href": search_link(run_index, entry.problem, entry.checkpoint),
         "evaluation": evaluation,
         "tests": test_rows(evaluation),
         "diff": detail.diff,

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from functools import lru_cache
-from urllib.parse import quote as _quote
+from urllib.parse import quote as _quote, quote_plus
 
 INDEX = "index.html"
 ASSETS = "assets"
@@ -29,6 +29,18 @@ def problem_page(run: int, problem: str) -> str:
 
 
 SEARCH = "search.html"
+
+
+@lru_cache(maxsize=4096)
+def _form_value(value: str) -> str:
+    return quote_plus(value)
+
+
+def search_link(run: int, problem: str, checkpoint: str | None = None) -> str:
+    """``search.html#run=<run>&problem=<problem>[&checkpoint=<checkpoint>]``: the search page set to one problem run
+    (or one checkpoint), as :func:`urllib.parse.urlencode` spells it (each name quoted once per report)."""
+    link = f"{SEARCH}#run={run}&problem={_form_value(problem)}"
+    return link if checkpoint is None else f"{link}&checkpoint={_form_value(checkpoint)}"
 
 
 def search_shard(run: int, problem: str) -> str:

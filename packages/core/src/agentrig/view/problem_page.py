@@ -9,7 +9,7 @@ from typing import Any
 from agentrig.report.reader import CheckpointDetail, CheckpointEntry, LoadedRun
 from agentrig.report.summary import CheckpointRow, money, seconds, tests_text, tokens_text
 from agentrig.run.records import DiffRecord
-from agentrig.view.paths import SEARCH, checkpoint_page, search_shard
+from agentrig.view.paths import checkpoint_page, search_link, search_shard
 
 
 def _plural(count: int, word: str) -> str:
@@ -86,15 +86,13 @@ def problem_page_context(run_index: int, run: LoadedRun, problem: str,
     summary = [f"{sum(r.status == 'passed' for r in judged)}/{len(entries)} checkpoints passed"]
     if costs:
         summary.append("cost " + money(None if None in costs else sum(c for c in costs if c is not None)))
-    from urllib.parse import urlencode
-
     return {
         "problem": problem,
         "run_index": run_index,
         "run": {"run_id": run.name, "agent": run.agent, "model": run.model},
         "cards": cards,
         "summary": " · ".join(summary),
-        "search_href": f"{SEARCH}#" + urlencode({"run": run_index, "problem": problem}),
+        "search_href": search_link(run_index, problem),
         "shard": search_shard(run_index, problem),
         "live": run.live and any(e.state != "finished" for e in entries),
     }
