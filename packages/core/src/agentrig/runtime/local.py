@@ -24,6 +24,7 @@ import os
 import selectors
 import subprocess
 import threading
+import time
 import uuid
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
@@ -233,6 +234,18 @@ class LocalProcess(SupervisedProcess):
                 pipe.close()
 
 
+#: How many times a command is started when its bubblewrap sandbox could not be set up (see :meth:`LocalRuntime.run`).
+SANDBOX_SETUP_TRIES = 3
+
+
+def sandbox_not_set_up(result: RuntimeResult) -> bool:
+    """Whether ``result`` is bubblewrap's own failure to bind the host's mounts, before the command started: exit
+    status 1, no output, and one line of ``bwrap``'s mount errors."""
+    lines = result.stderr.splitlines()
+    return (result.exit_code == 1 and not result.stdout and len(lines) == 1
+            and lines[0].startswith(("bwrap: Can't bind mount", "bwrap: Can't remount readonly")))
+
+
 class LocalRuntime(Runtime):
     """Commands run as subprocesses of this process, in the workspace directory."""
 
@@ -297,10 +310,20 @@ class LocalRuntime(Runtime):
         return self._spawn(invocation)
 
     def run(self, invocation: Invocation) -> RuntimeResult:
-        """Run ``invocation`` to completion, supervised on the calling thread."""
-        process = self._spawn(invocation, background=False)
-        self._last = process
-        return process.run_inline() if isinstance(process, SupervisedProcess) else process.wait()
+        """Run ``invocation`` to completion, supervised on the calling thread.
+
+        In the bubblewrap sandbox, a command whose sandbox could not be set up because the host's mounts changed
+        while ``bwrap`` bound them (Docker starting or stopping a container: ``bwrap: Can't bind mount /oldroot/
+        on /newroot/: Unable to apply mount flags``) never started: it is started again, up to
+        :data:`SANDBOX_SETUP_TRIES` times in all."""
+        for attempt in range(1, SANDBOX_SETUP_TRIES + 1):
+            process = self._spawn(invocation, background=False)
+            self._last = process
+            result = process.run_inline() if isinstance(process, SupervisedProcess) else process.wait()
+            if attempt == SANDBOX_SETUP_TRIES or self.config.sandbox != "bwrap" or not sandbox_not_set_up(result):
+                return result
+            time.sleep(0.05 * attempt)
+        raise AssertionError("unreachable")  # the loop returns on its last try
 
     def _spawn(self, invocation: Invocation, *, background: bool = True) -> RuntimeProcess:
         if self._closed:
