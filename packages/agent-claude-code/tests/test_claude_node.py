@@ -9,7 +9,6 @@ from pathlib import Path
 
 import pytest
 
-from agentrig import Agent, AgentContext
 from agentrig.errors import AgentSetupError
 from agentrig.testing.cli_agents import CliAgentKit
 from agentrig.testing.fake_node import fake_node_dir, first_on_path, path_without_node
@@ -19,22 +18,15 @@ pytestmark = pytest.mark.claude_cli
 UNREACHABLE = "http://127.0.0.1:9"
 
 
-def build(kit: CliAgentKit, binary: str, runtime: str | None) -> Agent:
-    """The agent for ``binary`` as ``agentrig run --runtime RUNTIME`` builds it for its preflight."""
-    config = kit.config_class()(binary=binary, base_url=UNREACHABLE)
-    context = AgentContext(model=kit.model_definition(), credential=kit.credential(), problem_name="greeter", runtime=runtime)
-    return Agent.from_config(config, context)
-
-
 def test_the_native_cli_passes_preflight_with_an_old_node_or_none(
     cli_kit: CliAgentKit, claude_bin: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     with open(os.path.realpath(claude_bin), "rb") as handle:
         assert handle.read(4) == b"\x7fELF"  # what this test is about: the pinned CLI needs no node
     monkeypatch.setenv("PATH", first_on_path(fake_node_dir(tmp_path, "v18.19.0")))
-    build(cli_kit, claude_bin, "local").preflight()
+    cli_kit.preflight_agent(claude_bin, "local", UNREACHABLE).preflight()
     monkeypatch.setenv("PATH", path_without_node(tmp_path))
-    build(cli_kit, claude_bin, "local").preflight()
+    cli_kit.preflight_agent(claude_bin, "local", UNREACHABLE).preflight()
 
 
 def test_a_node_script_build_without_engines_falls_back_to_node_18(
@@ -49,4 +41,4 @@ def test_a_node_script_build_without_engines_falls_back_to_node_18(
     script.chmod(0o755)
     monkeypatch.setenv("PATH", first_on_path(fake_node_dir(tmp_path, "v16.20.2")))
     with pytest.raises(AgentSetupError, match=r"needs Node\.js >= 18 \(the claude_code agent's default.*is v16\.20\.2"):
-        build(cli_kit, str(script), "local").preflight()
+        cli_kit.preflight_agent(str(script), "local", UNREACHABLE).preflight()

@@ -7,7 +7,6 @@ from pathlib import Path
 
 import pytest
 
-from agentrig import Agent, AgentContext
 from agentrig.errors import AgentSetupError
 from agentrig.testing.cli_agents import CliAgentKit, cli_run_env
 from agentrig.testing.fake_node import (
@@ -25,21 +24,14 @@ REPO = Path(__file__).resolve().parents[3]
 UNREACHABLE = "http://127.0.0.1:9/v1"  # nothing is called: the checks come first
 
 
-def build(kit: CliAgentKit, binary: str, runtime: str | None) -> Agent:
-    """The agent for ``binary`` as ``agentrig run --runtime RUNTIME`` builds it for its preflight."""
-    config = kit.config_class()(binary=binary, base_url=UNREACHABLE)
-    context = AgentContext(model=kit.model_definition(), credential=kit.credential(), problem_name="greeter", runtime=runtime)
-    return Agent.from_config(config, context)
-
-
 def test_preflight_reads_the_requirement_from_the_installed_package(
     cli_kit: CliAgentKit, codex_bin: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("PATH", first_on_path(fake_node_dir(tmp_path, "v18.19.0")))
-    build(cli_kit, codex_bin, "local").preflight()  # 18 is enough for @openai/codex (>=16)
+    cli_kit.preflight_agent(codex_bin, "local", UNREACHABLE).preflight()  # 18 is enough for @openai/codex (>=16)
     monkeypatch.setenv("PATH", first_on_path(fake_node_dir(tmp_path, "v14.21.3")))
     with pytest.raises(AgentSetupError) as caught:
-        build(cli_kit, codex_bin, "local").preflight()
+        cli_kit.preflight_agent(codex_bin, "local", UNREACHABLE).preflight()
     message = str(caught.value)
     assert "\n" not in message
     assert message.startswith("the codex agent's Codex CLI")
@@ -52,13 +44,13 @@ def test_preflight_without_node_is_refused_locally_and_not_in_docker(
 ) -> None:
     monkeypatch.setenv("PATH", path_without_node(tmp_path))
     with pytest.raises(AgentSetupError, match=r"needs Node\.js >= 16 .*, and there is no 'node' on PATH: install"):
-        build(cli_kit, codex_bin, "local").preflight()
-    build(cli_kit, codex_bin, "docker").preflight()
+        cli_kit.preflight_agent(codex_bin, "local", UNREACHABLE).preflight()
+    cli_kit.preflight_agent(codex_bin, "docker", UNREACHABLE).preflight()
 
 
 def test_preflight_passes_on_this_hosts_node(cli_kit: CliAgentKit, codex_bin: str) -> None:
     require_host_node(16)
-    build(cli_kit, codex_bin, "local").preflight()
+    cli_kit.preflight_agent(codex_bin, "local", UNREACHABLE).preflight()
 
 
 def test_agentrig_run_local_on_node_14_is_one_line_exit_2_and_no_run_directory(codex_bin: str, tmp_path: Path) -> None:

@@ -9,7 +9,6 @@ from typing import Any
 
 import pytest
 
-from agentrig import Agent, AgentContext
 from agentrig.errors import AgentSetupError
 from agentrig.testing.cli_agents import CliAgentKit, agentrig_executable, cli_run_env, local_session
 from agentrig.testing.fake_node import (
@@ -27,19 +26,12 @@ REPO = Path(__file__).resolve().parents[3]
 UNREACHABLE = "http://127.0.0.1:9"  # nothing is called: the checks come first
 
 
-def build(kit: CliAgentKit, binary: str, runtime: str | None) -> Agent:
-    """The agent for ``binary`` as ``agentrig run --runtime RUNTIME`` builds it for its preflight."""
-    config = kit.config_class()(binary=binary, base_url=UNREACHABLE)
-    context = AgentContext(model=kit.model_definition(), credential=kit.credential(), problem_name="greeter", runtime=runtime)
-    return Agent.from_config(config, context)
-
-
 def test_preflight_refuses_node_18_naming_what_the_package_needs(
     cli_kit: CliAgentKit, gemini_bin: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("PATH", first_on_path(fake_node_dir(tmp_path, "v18.19.0")))
     with pytest.raises(AgentSetupError) as caught:
-        build(cli_kit, gemini_bin, "local").preflight()
+        cli_kit.preflight_agent(gemini_bin, "local", UNREACHABLE).preflight()
     message = str(caught.value)
     assert "\n" not in message
     assert message.startswith("the gemini_cli agent's Gemini CLI")
@@ -51,14 +43,14 @@ def test_preflight_with_docker_does_not_look_at_the_hosts_node(
     cli_kit: CliAgentKit, gemini_bin: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("PATH", first_on_path(fake_node_dir(tmp_path, "v18.19.0")))
-    build(cli_kit, gemini_bin, "docker").preflight()
+    cli_kit.preflight_agent(gemini_bin, "docker", UNREACHABLE).preflight()
     monkeypatch.setenv("PATH", path_without_node(tmp_path))
-    build(cli_kit, gemini_bin, "docker").preflight()
+    cli_kit.preflight_agent(gemini_bin, "docker", UNREACHABLE).preflight()
 
 
 def test_preflight_passes_on_this_hosts_node(cli_kit: CliAgentKit, gemini_bin: str) -> None:
     require_host_node(20)
-    build(cli_kit, gemini_bin, "local").preflight()
+    cli_kit.preflight_agent(gemini_bin, "local", UNREACHABLE).preflight()
 
 
 def test_setup_in_a_local_session_refuses_before_the_cli_starts(
@@ -67,7 +59,7 @@ def test_setup_in_a_local_session_refuses_before_the_cli_starts(
     """Built without a runtime (an AgentContext made by hand, a session of one's own): the local session's setup
     checks instead of letting the CLI fail on its own syntax."""
     monkeypatch.setenv("PATH", first_on_path(fake_node_dir(tmp_path, "v18.19.0")))
-    agent = build(cli_kit, gemini_bin, None)
+    agent = cli_kit.preflight_agent(gemini_bin, None, UNREACHABLE)
     agent.preflight()  # the runtime is not known yet
     with local_session(tmp_path / "session") as session, pytest.raises(AgentSetupError, match=r"is v18\.19\.0: install"):
         agent.setup(session)

@@ -109,6 +109,15 @@ class CliAgentKit(BaseModel):
 
         return ModelDefinition(provider=self.provider, name=self.model, pricing=self.pricing)
 
+    def preflight_agent(self, binary: str, runtime: str | None, base_url: str = "http://127.0.0.1:9") -> Agent:
+        """The agent for ``binary`` as ``agentrig run --runtime RUNTIME`` builds it for its preflight (``base_url``:
+        where it would call the model; nothing is called before the checks)."""
+        from agentrig import Agent as AgentClass, AgentContext
+
+        context = AgentContext(model=self.model_definition(), credential=self.credential(), problem_name="greeter",
+                               runtime=runtime)
+        return AgentClass.from_config(self.config_class().model_validate({"binary": binary, "base_url": base_url}), context)
+
     def image(self, client: docker.DockerClient, base_image: str) -> str:
         """The agent's Docker image from its config's default template over ``base_image`` (built unless present)."""
         from agentrig.runtime.images import ensure_agent_image
