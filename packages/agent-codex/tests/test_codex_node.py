@@ -15,6 +15,7 @@ from agentrig.testing.fake_node import (
     first_on_path,
     path_without_node,
     refused_local_run,
+    refused_preflight,
     require_host_node,
 )
 
@@ -30,13 +31,10 @@ def test_preflight_reads_the_requirement_from_the_installed_package(
     monkeypatch.setenv("PATH", first_on_path(fake_node_dir(tmp_path, "v18.19.0")))
     cli_kit.preflight_agent(codex_bin, "local", UNREACHABLE).preflight()  # 18 is enough for @openai/codex (>=16)
     monkeypatch.setenv("PATH", first_on_path(fake_node_dir(tmp_path, "v14.21.3")))
-    with pytest.raises(AgentSetupError) as caught:
-        cli_kit.preflight_agent(codex_bin, "local", UNREACHABLE).preflight()
-    message = str(caught.value)
-    assert "\n" not in message
+    message = refused_preflight(cli_kit.preflight_agent(codex_bin, "local", UNREACHABLE),
+                                "needs Node.js >= 16 (engines.node '>=16' of @openai/codex 0.169.0)",
+                                "is v14.21.3: install Node.js >= 16 on this host, or use --runtime docker")
     assert message.startswith("the codex agent's Codex CLI")
-    assert "needs Node.js >= 16 (engines.node '>=16' of @openai/codex 0.169.0)" in message
-    assert "is v14.21.3: install Node.js >= 16 on this host, or use --runtime docker" in message
 
 
 def test_preflight_without_node_is_refused_locally_and_not_in_docker(

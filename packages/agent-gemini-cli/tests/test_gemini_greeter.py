@@ -33,6 +33,16 @@ def greeter_script(server: Any) -> None:
     server.add_reply("Done.", usage={"input": 1100, "output": 4})
 
 
+def run_greeter_in_docker(image: str, env: dict[str, str], out: Path) -> subprocess.CompletedProcess[str]:
+    """``agentrig run examples/greeter --agent gemini_cli --runtime docker --image IMAGE --output OUT`` with ``env``."""
+    return subprocess.run(
+        [agentrig_executable(), "run", str(REPO / "examples" / "greeter"), "--agent", "gemini_cli",
+         "--model", "gemini/gemini-2.5-pro", "--runtime", "docker", "--image", image,
+         "-c", "runtime.network=host", "--output", str(out)],
+        env=env, capture_output=True, text=True, timeout=600, cwd=out.parent,
+    )
+
+
 def check_greeter_run(out: Path, result: subprocess.CompletedProcess[str], server: Any, api_key: str) -> None:
     """Both checkpoints passed, each with its two model calls, the CLI's own totals recorded, no secret anywhere."""
     assert result.returncode == 0, result.stdout + result.stderr
@@ -81,12 +91,7 @@ def test_greeter_passes_both_checkpoints_in_docker(
     greeter_script(server)
     env = cli_run_env("GEMINI_", "GOOGLE_", GEMINI_API_KEY=API_KEY, GOOGLE_GEMINI_BASE_URL=server.base_url)
     out = tmp_path / "run"
-    result = subprocess.run(
-        [agentrig_executable(), "run", str(REPO / "examples" / "greeter"), "--agent", "gemini_cli",
-         "--model", "gemini/gemini-2.5-pro", "--runtime", "docker", "--image", node_test_image,
-         "-c", "runtime.network=host", "--output", str(out)],
-        env=env, capture_output=True, text=True, timeout=600, cwd=tmp_path,
-    )
+    result = run_greeter_in_docker(node_test_image, env, out)
     assert "building agent image" not in result.stderr  # the session's build is reused, not redone
     check_greeter_run(out, result, server, API_KEY)
     run = RunRecord.model_validate_json((out / "run.json").read_bytes())

@@ -3,20 +3,20 @@ has none: one line before anything runs, from the preflight and from ``agentrig 
 
 from __future__ import annotations
 
-import subprocess
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from agentrig.errors import AgentSetupError
-from agentrig.testing.cli_agents import CliAgentKit, agentrig_executable, cli_run_env, local_session
+from agentrig.testing.cli_agents import CliAgentKit, cli_run_env, local_session
 from agentrig.testing.fake_node import (
     check_one_line_refusal,
     fake_node_dir,
     first_on_path,
     path_without_node,
     refused_local_run,
+    refused_preflight,
     require_host_node,
 )
 
@@ -30,13 +30,10 @@ def test_preflight_refuses_node_18_naming_what_the_package_needs(
     cli_kit: CliAgentKit, gemini_bin: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("PATH", first_on_path(fake_node_dir(tmp_path, "v18.19.0")))
-    with pytest.raises(AgentSetupError) as caught:
-        cli_kit.preflight_agent(gemini_bin, "local", UNREACHABLE).preflight()
-    message = str(caught.value)
-    assert "\n" not in message
+    message = refused_preflight(cli_kit.preflight_agent(gemini_bin, "local", UNREACHABLE),
+                                "needs Node.js >= 20 (engines.node '>=20' of @google/gemini-cli 0.61.0)",
+                                "is v18.19.0: install Node.js >= 20 on this host, or use --runtime docker")
     assert message.startswith("the gemini_cli agent's Gemini CLI")
-    assert "needs Node.js >= 20 (engines.node '>=20' of @google/gemini-cli 0.61.0)" in message
-    assert "is v18.19.0: install Node.js >= 20 on this host, or use --runtime docker" in message
 
 
 def test_preflight_with_docker_does_not_look_at_the_hosts_node(
@@ -95,17 +92,12 @@ def test_agentrig_run_docker_on_a_node_18_host_solves_the_greeter(
 ) -> None:
     """The host's Node does not matter in Docker (the image brings Node 22): the same old node first on PATH,
     ``--runtime docker``, and the greeter passes."""
-    from .test_gemini_greeter import check_greeter_run, greeter_script
+    from .test_gemini_greeter import check_greeter_run, greeter_script, run_greeter_in_docker
 
     greeter_script(fake_gemini_server)
     env = cli_run_env("GEMINI_", "GOOGLE_", GEMINI_API_KEY="AIza-test-node-0123456789",
                       GOOGLE_GEMINI_BASE_URL=fake_gemini_server.base_url,
                       PATH=first_on_path(fake_node_dir(tmp_path, "v18.19.0")))
     out = tmp_path / "run"
-    result = subprocess.run(
-        [agentrig_executable(), "run", str(REPO / "examples" / "greeter"), "--agent", "gemini_cli",
-         "--model", "gemini/gemini-2.5-pro", "--runtime", "docker", "--image", node_test_image,
-         "-c", "runtime.network=host", "--output", str(out)],
-        env=env, capture_output=True, text=True, timeout=600, cwd=tmp_path,
-    )
+    result = run_greeter_in_docker(node_test_image, env, out)
     check_greeter_run(out, result, fake_gemini_server, "AIza-test-node-0123456789")

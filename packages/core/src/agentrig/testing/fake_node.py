@@ -13,6 +13,7 @@ import os
 import shutil
 import subprocess
 from pathlib import Path
+from typing import Any
 
 from agentrig.testing.cli_agents import agentrig_executable
 
@@ -87,3 +88,20 @@ def check_one_line_refusal(result: subprocess.CompletedProcess[str], output: Pat
         assert text in lines[0], (text, lines[0])
     assert not output.exists(), sorted(str(p) for p in output.rglob("*"))
     return lines[0]
+
+
+def refused_preflight(agent: Any, *expected: str) -> str:
+    """The one line ``agent.preflight()`` refuses with (an :class:`~agentrig.errors.AgentSetupError`), holding each of
+    ``expected``."""
+    from agentrig.errors import AgentSetupError
+
+    try:
+        agent.preflight()
+    except AgentSetupError as exc:
+        message = str(exc)
+    else:
+        raise AssertionError("the preflight passed")
+    assert "\n" not in message, message
+    for text in expected:
+        assert text in message, (text, message)
+    return message
