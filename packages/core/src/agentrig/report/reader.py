@@ -651,6 +651,15 @@ def _run_root(entry: CheckpointEntry) -> Path:
     return entry.paths.root.parents[depth - 1]
 
 
+def raw_trajectory_of(detail: CheckpointDetail) -> RawTrajectory:
+    """The trajectory of ``detail`` as read, not parsed: the one read with it (``parse_steps=False``), else the file
+    read now, inside its run directory."""
+    if detail.trajectory is not None:
+        return detail.trajectory
+    root = _run_root(detail.entry)
+    return read_raw_trajectory(detail.entry.paths.trajectory, lambda path: read_inside(root, path))
+
+
 def load_checkpoint(entry: CheckpointEntry, *, parse_steps: bool = True) -> CheckpointDetail:
     """Read every file of one checkpoint; missing files are ``None`` (with a notice when they should exist).
 

@@ -16,7 +16,7 @@ from markupsafe import Markup
 from agentrig.formatting import plural
 from agentrig.report.metrics import headline_text, metric_value, metrics_text
 from agentrig.report.passk import pass_at_k_lines
-from agentrig.report.reader import CheckpointDetail, CheckpointEntry, LoadedRun
+from agentrig.report.reader import CheckpointDetail, CheckpointEntry, LoadedRun, raw_trajectory_of
 from agentrig.report.summary import CheckpointRow, RunSummary, informative_score, money, seconds, tests_text, tokens_text
 from agentrig.report.text import test_results
 from agentrig.view.forks import fork_link
@@ -278,14 +278,8 @@ def _trajectory(run_index: int, run: LoadedRun, detail: CheckpointDetail, part: 
     """The page's trajectory: how many parts it takes, which one this is, and where its script reads the lines it
     draws the part's steps from (the whole trajectory: a step's cost so far and the messages it refers to come
     before it), the problem run's search shard, which the page loads: every trajectory is written once."""
-    from agentrig.report.raw_trajectory import read_raw_trajectory
-
     entry = detail.entry
-    raw = detail.trajectory
-    if raw is None:  # a detail read with its steps parsed: the file read again, as the page embeds it
-        from agentrig.boundary import read_inside
-
-        raw = read_raw_trajectory(entry.paths.trajectory, lambda p: read_inside(run.root, p))
+    raw = raw_trajectory_of(detail)
     parts = raw.parts(STEPS_PER_PAGE)
     part = min(max(1, part), parts)
     subagents = subagent_trajectories(entry.paths.agent, raw, run.root)

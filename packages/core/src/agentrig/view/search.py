@@ -13,7 +13,6 @@ before a search starts, so a large report opens as fast as before.
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 from agentrig.report.reader import CheckpointDetail, LoadedRun
@@ -27,20 +26,12 @@ def shard_script(run_index: int, problem: str, details: list[CheckpointDetail]) 
     ``path``: the file, as a notice names it), which the checkpoint pages draw their steps from and the search page
     reads with the same rules (``static/trajectory.js``: every step numbered as its page numbers it, the text of
     each a search looks at); JSON made safe by :func:`script_json`."""
-    from agentrig.boundary import read_inside
-    from agentrig.report.raw_trajectory import read_raw_trajectory
+    from agentrig.report.reader import raw_trajectory_of
 
     checkpoints = []
     for detail in details:
         entry = detail.entry
-        raw = detail.trajectory
-        if raw is None:  # read with its steps parsed: read again, as the pages embed it
-            root = entry.paths.root.parents[1 + entry.problem.count("/")]
-
-            def read(path: Path, root: Path = root) -> bytes:
-                return read_inside(root, path)
-
-            raw = read_raw_trajectory(entry.paths.trajectory, read)
+        raw = raw_trajectory_of(detail)
         parts = raw.parts(STEPS_PER_PAGE)
         checkpoints.append({
             "name": entry.checkpoint,
