@@ -272,6 +272,7 @@ class _ConfinedView(_View):
         """Confine commands to ``host_directory``; no readable directory may hold ``protected`` (the workspace)."""
         super().__init__(parent)
         self.directory = Path(host_directory).resolve()
+        self.protected = protected.resolve()
         self.private = temp_dir("agentrig-subagent-")  # named after this process: swept once it is gone
         self.name = f"{parent.name}:{self.kind}"
         self.readable = readable_system_directories(protected)
@@ -282,14 +283,21 @@ class _ConfinedView(_View):
         return str(self.directory)
 
     @abstractmethod
-    def _wrap(self, argv: list[str], directory: str) -> list[str]:
-        """``argv`` as the command line that runs it confined, starting in ``directory``."""
+    def _wrap(self, argv: list[str], directory: str, env: dict[str, str]) -> list[str]:
+        """``argv`` as the command line that runs it confined, starting in ``directory`` with ``env`` added to the
+        parent's environment; :class:`~agentrig.runtime.sandbox.SandboxStartError` when it cannot start there."""
 
     def launch(self, invocation: Invocation) -> RuntimeProcess:
         """Start ``invocation`` confined, in the directory unless its ``cwd`` says otherwise."""
+        from agentrig.runtime.process import FinishedProcess
+        from agentrig.runtime.sandbox import SandboxStartError
+
         environment = {"HOME": str(self.private), "TMPDIR": str(self.private), **(invocation.env or {})}
         directory = self.workdir if invocation.cwd is None else os.path.join(self.workdir, invocation.cwd)
-        argv = self._wrap(to_argv(invocation.command), directory)
+        try:
+            argv = self._wrap(to_argv(invocation.command), directory, environment)
+        except SandboxStartError as exc:
+            return self._track(FinishedProcess(126, f"agentrig: {exc}\n"))
         return self._track(self.parent.start(replace(invocation, command=argv, env=environment, cwd=directory)))
 
     def cleanup(self) -> None:
@@ -320,10 +328,15 @@ class BwrapRuntime(_ConfinedView):
         links = [d for d in SYSTEM_DIRECTORIES if os.path.islink(d) and str(Path(d).resolve()) in self.readable]
         self._visible = (*links, *self.readable)
 
-    def _wrap(self, argv: list[str], directory: str) -> list[str]:
-        from agentrig.runtime.sandbox import BwrapSpec, bwrap_argv
+    def _wrap(self, argv: list[str], directory: str, env: dict[str, str]) -> list[str]:
+        from agentrig.runtime.sandbox import BwrapSpec, bwrap_argv, with_startup
 
         spec = BwrapSpec(writable=(str(self.directory), str(self.private)), readable=self._visible, chdir=directory)
+        # what the command needs to start beside the system directories (a virtual environment, a CLI's package)
+        search_path = env.get("PATH") or getattr(self.parent, "environment", {}).get("PATH") or os.defpath
+        # never from the parent's workspace or HOME
+        protected = (str(self.protected), *([home] if (home := getattr(self.parent, "home", None)) else []))
+        spec = with_startup(spec, argv, search_path=search_path, cwd=directory, protected=protected)
         return bwrap_argv(spec, ["/bin/sh", "-c", _BWRAP_EXEC, "sh", *argv])
 
     def cleanup(self) -> None:
@@ -345,5 +358,5 @@ class LandlockRuntime(_ConfinedView):
         for path in self.readable:
             self._spec += ["--ro", path]
 
-    def _wrap(self, argv: list[str], directory: str) -> list[str]:
+    def _wrap(self, argv: list[str], directory: str, env: dict[str, str]) -> list[str]:
         return [sys.executable, "-I", "-S", "-c", _launcher_source(), *self._spec, "--", *argv]

@@ -8,7 +8,8 @@ threads may call at once). A stdio server is started on the host, in the
 workspace, with the SDK's minimal environment plus its ``env``, in a process
 group of its own; under a local runtime with ``sandbox: bwrap`` it starts in the
 same kind of bubblewrap sandbox as the agent's commands (the runtime's
-:meth:`~agentrig.runtime.local.LocalRuntime.sandbox_spec`). It is stopped when
+:meth:`~agentrig.runtime.local.LocalRuntime.sandbox_spec`, showing what the server
+needs to start: :func:`~agentrig.runtime.sandbox.with_startup`). It is stopped when
 the connections close (the agent's ``cleanup``, or the run's teardown on
 SIGINT/SIGTERM), and it ends by itself when agentrig dies, as its standard
 input closes (a sandbox's ``bwrap`` dies with its parent too). Its standard
@@ -139,8 +140,9 @@ class McpConnections:
         return self.tools
 
     def _open_one(self, name: str, server: McpStdioServer | McpHttpServer) -> None:
+        argv = self._stdio_argv(name, server) if server.type == "stdio" else []
         try:
-            session = self._stack.enter_context(self._portal.wrap_async_context_manager(self._connect(name, server)))
+            session = self._stack.enter_context(self._portal.wrap_async_context_manager(self._connect(name, server, argv)))
             listed = self._portal.call(_list_tools, session, server.startup_timeout)
         except McpStartError:
             raise
@@ -155,13 +157,31 @@ class McpConnections:
             taken.add(made.name)
             self.tools.append(made)
 
+    def _stdio_argv(self, name: str, server: McpStdioServer) -> list[str]:
+        """The command line starting ``server``: in its bubblewrap sandbox (showing what the server needs to start)
+        when there is one; :class:`McpStartError` when that cannot be shown safely."""
+        argv = [server.command, *server.args]
+        if self.sandbox is None:
+            return argv
+        import os
+
+        from agentrig.runtime.sandbox import SandboxStartError, bwrap_argv, with_startup
+
+        # the SDK hands the server the host's PATH unless its env sets one
+        search_path = server.env.get("PATH") or os.environ.get("PATH", os.defpath)
+        try:
+            spec = with_startup(self.sandbox, argv, search_path=search_path, cwd=str(self.cwd))
+        except SandboxStartError as exc:
+            raise McpStartError(f"mcp_servers.{name}: {exc}") from None
+        return bwrap_argv(spec, argv)
+
     @contextlib.asynccontextmanager
-    async def _connect(self, name: str, server: McpStdioServer | McpHttpServer) -> AsyncIterator[Any]:
+    async def _connect(self, name: str, server: McpStdioServer | McpHttpServer, argv: list[str]) -> AsyncIterator[Any]:
         import anyio
         from mcp import ClientSession
 
         async with contextlib.AsyncExitStack() as stack:
-            read, write = await stack.enter_async_context(self._transport(name, server, stack))
+            read, write = await stack.enter_async_context(self._transport(name, server, argv, stack))
             session = await stack.enter_async_context(ClientSession(read, write))
             with anyio.fail_after(server.startup_timeout):
                 await session.initialize()
@@ -169,17 +189,13 @@ class McpConnections:
 
     @contextlib.asynccontextmanager
     async def _transport(
-        self, name: str, server: McpStdioServer | McpHttpServer, stack: contextlib.AsyncExitStack
+        self, name: str, server: McpStdioServer | McpHttpServer, argv: list[str], stack: contextlib.AsyncExitStack
     ) -> AsyncIterator[tuple[Any, Any]]:
         if server.type == "stdio":
             from mcp import StdioServerParameters
             from mcp.client.stdio import stdio_client
 
-            command, args = server.command, list(server.args)
-            if self.sandbox is not None:
-                from agentrig.runtime.sandbox import bwrap_argv
-
-                command, *args = bwrap_argv(self.sandbox, [command, *args])
+            command, *args = argv
             params = StdioServerParameters(command=command, args=args, env=dict(server.env), cwd=self.cwd)
             async with stdio_client(params, errlog=self._errlog(name)) as (read, write):
                 yield read, write

@@ -15,7 +15,9 @@ in a bubblewrap sandbox (:mod:`agentrig.runtime.sandbox`): the workspace, the
 session's ``HOME`` (and a workspace copy being tested) read-write, the rest of
 the system read-only, ``/run`` and agentrig's credential directory hidden, a
 private ``/tmp``, ``/proc`` and PID namespace, and no network unless
-``network: host``.
+``network: host``. What a command needs to start that lies under ``/tmp`` (its
+interpreter, a virtual environment: :func:`agentrig.runtime.sandbox.with_startup`)
+is shown there read-only; the rest of ``/tmp`` stays private.
 """
 
 from __future__ import annotations
@@ -362,7 +364,7 @@ class LocalRuntime(Runtime):
         """``argv`` wrapped in a bubblewrap sandbox (``env`` gets the sandbox's ``TMPDIR``), or how it ended already."""
         import shutil
 
-        from agentrig.runtime.sandbox import bwrap_argv
+        from agentrig.runtime.sandbox import SandboxStartError, bwrap_argv, with_startup
 
         # found before the sandbox starts: bwrap reports a missing program as exit status 1, not 127
         if "/" in argv[0]:
@@ -375,9 +377,13 @@ class LocalRuntime(Runtime):
             if not directory.is_dir():
                 return FinishedProcess(126, f"agentrig: working directory '{directory}' does not exist\n")
             return FinishedProcess(127, f"agentrig: command not found: {argv[0]}\n")
+        try:
+            spec = with_startup(self.sandbox_spec(directory), argv, search_path=env.get("PATH", os.defpath), cwd=str(directory))
+        except SandboxStartError as exc:
+            return FinishedProcess(126, f"agentrig: {exc}\n")
         if "TMPDIR" in env:
             env["TMPDIR"] = "/tmp"  # the host's may be read-only in the sandbox; its /tmp is private and writable
-        return bwrap_argv(self.sandbox_spec(directory), argv)
+        return bwrap_argv(spec, argv)
 
     def sandbox_spec(self, directory: Path | None = None) -> BwrapSpec:
         """The bubblewrap sandbox a command starting in ``directory`` (default: the workspace) runs in with

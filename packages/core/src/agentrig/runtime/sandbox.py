@@ -15,6 +15,11 @@
   read-only bind does not stop ``connect()`` to a Unix socket such as
   ``/var/run/docker.sock``), or only the listed directories read-only (a
   subagent's sandbox: nothing else exists);
+- what the command needs to start (:func:`with_startup`: its program, the
+  interpreter of a ``#!`` script, a Python's environment and import path),
+  bound read-only at its own path where the sandbox would not show it (under
+  ``/tmp`` most often: a ``HOME``, a virtual environment, a CI runner's tool
+  cache); the rest of ``/tmp`` stays private;
 - the listed writable directories bound read-write at their own paths;
 - no network (only the sandbox's own loopback: the host's ``127.0.0.1`` and
   its abstract Unix sockets are out of reach) unless ``network`` is set.
@@ -28,8 +33,9 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
+import tempfile
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from pathlib import Path
 
@@ -40,6 +46,16 @@ INSTALL_HINT = "apt-get install bubblewrap"
 #: of the machine's services (the Docker engine's among them) and the users' runtime directories.
 HIDDEN_DIRECTORIES = ("/run", "/var/run")
 
+#: What the host-root sandbox mounts afresh: nothing of the host's shows there unless bound on top.
+PRIVATE_DIRECTORIES = ("/tmp", "/dev", "/proc")
+
+#: Never bound whole for a command to start: everything beneath them would show.
+TOO_WIDE = ("/", "/tmp")
+
+
+class SandboxStartError(Exception):
+    """A command cannot start in its sandbox: a path it needs cannot be shown safely (the message: one line)."""
+
 
 @dataclass(frozen=True)
 class BwrapSpec:
@@ -49,8 +65,10 @@ class BwrapSpec:
     must exist). ``readable`` ``None`` binds the whole host root read-only
     (with :data:`HIDDEN_DIRECTORIES` and the Docker socket hidden); a tuple
     binds only those paths read-only (a top-level symlink such as ``/bin ->
-    usr/bin`` is recreated as a symlink). ``network`` keeps the host's network
-    namespace. ``chdir`` is where the command starts.
+    usr/bin`` is recreated as a symlink). ``startup`` paths are bound
+    read-only on top (what the command needs to start: :func:`with_startup`
+    fills them in). ``network`` keeps the host's network namespace. ``chdir``
+    is where the command starts.
     """
 
     writable: tuple[str, ...]
@@ -58,6 +76,7 @@ class BwrapSpec:
     network: bool = False
     chdir: str | None = None
     hidden: tuple[str, ...] = field(default=HIDDEN_DIRECTORIES)
+    startup: tuple[str, ...] = ()
 
 
 def bwrap_path() -> str | None:
@@ -148,8 +167,89 @@ def bwrap_argv(spec: BwrapSpec, command: Sequence[str], *, program: str | None =
                 argv += ["--symlink", os.readlink(path), path]
             else:
                 argv += ["--ro-bind", path, path]
+    for path in spec.startup:
+        argv += ["--ro-bind", path, path]
     for path in spec.writable:
         argv += ["--bind", path, path]
     if spec.chdir is not None:
         argv += ["--chdir", spec.chdir]
     return [*argv, "--", *command]
+
+
+def with_startup(
+    spec: BwrapSpec, command: Sequence[str], *, search_path: str, cwd: str, protected: Sequence[str] = ()
+) -> BwrapSpec:
+    """``spec`` showing, read-only, what ``command`` needs to start where ``spec`` alone would not show it.
+
+    Needed: what its program (``command[0]``, found as ``execvp`` finds it on ``search_path``, the
+    ``PATH`` the command gets) needs, as :func:`agentrig.runtime.startup.program_needs` follows it; a path
+    that cannot be shown safely raises :class:`SandboxStartError` naming it and what to do. With the
+    host root (``readable`` ``None``), also what agentrig's own interpreter needs (a ``sh -c`` script
+    often runs it) and the environments of ``search_path``'s entries (what a shell finds there), where
+    they can be shown safely. A path can be when it lies under no hidden directory, is not ``/`` nor
+    ``/tmp``, holds none of the writable directories, agentrig's temporary directory and the Docker
+    socket, and neither holds nor lies in a ``protected`` directory: the rest of the private ``/tmp``
+    stays private.
+    """
+    from agentrig.runtime import startup
+
+    program = startup.find_program(command[0], search_path=search_path, cwd=cwd) if command else None
+    needed = startup.program_needs(program, search_path=search_path) if program is not None else []
+    wanted: list[startup.Need] = []
+    if spec.readable is None:
+        wanted = startup.interpreter_needs()
+        for entry in search_path.split(os.pathsep):
+            if os.path.isabs(entry) and os.path.isdir(entry):
+                wanted += startup.directory_needs(os.path.normpath(entry))
+    socket = _docker_socket()
+    guarded = [*spec.writable, tempfile.gettempdir(), *([socket] if socket is not None else [])]
+    binds: list[str] = []
+    for need in [*needed, *wanted]:
+        if need.path in binds or _shown(need.path, spec):
+            continue
+        problem = _unsafe(need.path, spec, guarded, protected)
+        if problem is None:
+            binds.append(need.path)
+        elif need in needed:
+            raise SandboxStartError(
+                f"{need.program} cannot start in the bubblewrap sandbox: it needs {need.path}, which {problem}"
+            )
+    # a path inside another one bound is shown with it
+    startup_paths = sorted(p for p in binds if not any(p != other and _within(p, other) for other in binds))
+    return replace(spec, startup=tuple(startup_paths))
+
+
+def _within(path: str, directory: str) -> bool:
+    return path == directory or path.startswith(directory.rstrip("/") + "/")
+
+
+def _hidden(spec: BwrapSpec) -> list[str]:
+    named = [*HIDDEN_DIRECTORIES, *spec.hidden]
+    return list(dict.fromkeys([*named, *(os.path.realpath(d) for d in named)]))
+
+
+def _shown(path: str, spec: BwrapSpec) -> bool:
+    """Whether the sandbox ``spec`` shows the host's ``path`` at that path without binding it."""
+    if any(_within(path, directory) for directory in spec.writable):
+        return True
+    if spec.readable is None:
+        return not any(_within(path, d) for d in (*PRIVATE_DIRECTORIES, *_hidden(spec)))
+    return any(_within(path, directory) for directory in spec.readable)
+
+
+def _unsafe(path: str, spec: BwrapSpec, guarded: Sequence[str], protected: Sequence[str]) -> str | None:
+    """Why showing ``path`` whole in the sandbox would show what must stay out of it (and what to do), or ``None``."""
+    real = os.path.realpath(path)
+    for directory in _hidden(spec):
+        if _within(path, directory) or _within(real, directory):
+            return f"lies under {directory}, which the sandbox hides (service sockets, credentials): install it elsewhere"
+    if path in TOO_WIDE or real in TOO_WIDE:
+        return "is too wide to show whole: install what it holds in a directory of its own"
+    for directory in protected:
+        if _within(path, directory) or _within(real, os.path.realpath(directory)):
+            return f"lies in {directory}, which this sandbox must not show: run it from elsewhere"
+    for private in [*guarded, *protected]:
+        if _within(private, path) or _within(os.path.realpath(private), real):
+            return (f"holds {private}, which must stay out of the sandbox: move the environment, or the workspace "
+                    "(the run's --output), elsewhere")
+    return None
