@@ -315,6 +315,77 @@ def test_under_a_bwrap_runtime_the_stdio_server_runs_in_its_sandbox_and_its_stde
     assert _sandboxed_processes(marker) == {}
 
 
+@pytest.fixture
+def python_in_tmp() -> Any:
+    """A virtual environment's python whose environment and base interpreter live right under ``/tmp``."""
+    import shutil
+    import tempfile
+
+    from agentrig.testing.sandbox import python_under_tmp, require_bwrap
+
+    require_bwrap()
+    root = Path(tempfile.mkdtemp(prefix="agentrig-test-env-", dir="/tmp"))
+    try:
+        yield python_under_tmp(root)
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+
+
+@pytest.mark.bwrap
+def test_under_a_bwrap_runtime_stdio_servers_whose_python_lives_under_tmp_start_in_their_sandbox(
+    fake_openai_server: FakeModelServer, tmp_path: Path, python_in_tmp: Path
+) -> None:
+    """The sandbox's /tmp is private: a server's environment is shown there read-only, nothing else of /tmp;
+    the server named directly, and one a shell finds on the PATH its ``env`` sets."""
+    from .conftest import build_agent
+
+    venv = python_in_tmp.parents[1]
+    planted = venv.parent / "planted.txt"
+    planted.write_text("not for the sandbox\n")
+    look = f"if [ -e {planted} ]; then echo 'planted: visible' >&2; else echo 'planted: hidden' >&2; fi"
+    servers = {
+        "direct": stdio_server(python=str(python_in_tmp)),
+        "shell": {"command": "sh", "args": ["-c", f"{look}; exec python -m agentrig.testing.mcp_server"],
+                  "env": {"PATH": f"{venv}/bin:/usr/bin:/bin"}},
+    }
+    server = fake_openai_server
+    server.add_tool_call("mcp__direct__write_file", {"path": "direct.txt", "content": "direct\n"})
+    server.add_tool_call("mcp__shell__write_file", {"path": "shell.txt", "content": "shell\n"})
+    server.add_tool_call("submit", {"answer": "done"})
+    with Session.create(runtime="local", base_dir=tmp_path / "s", runtime_options={"sandbox": "bwrap"}) as session:
+        agent = build_agent(server, "openai", mcp_servers=servers)
+        agent.setup(session)
+        try:
+            result = agent.run_checkpoint("Write both files through MCP.")
+            agent.save_artifacts(tmp_path / "artifacts")
+        finally:
+            agent.cleanup()
+        assert result.stop_reason == "submitted", result.error_message
+        assert [(session.workspace.path / f"{name}.txt").read_text() for name in servers] == ["direct\n", "shell\n"]
+    assert (tmp_path / "artifacts" / "mcp" / "mcp-shell.stderr.log").read_text().splitlines()[0] == "planted: hidden"
+
+
+@pytest.mark.bwrap
+def test_under_a_bwrap_runtime_a_stdio_server_whose_environment_holds_the_workspace_is_refused_in_one_line(
+    fake_openai_server: FakeModelServer, python_in_tmp: Path
+) -> None:
+    from .conftest import build_agent
+
+    venv = python_in_tmp.parents[1]
+    with Session.create(runtime="local", base_dir=venv, runtime_options={"sandbox": "bwrap"}) as session:
+        agent = build_agent(fake_openai_server, "openai", mcp_servers={"probe": {"command": str(python_in_tmp)}})
+        with pytest.raises(AgentSetupError) as refused:
+            agent.setup(session)
+        agent.cleanup()
+        workspace = session.workspace.path
+    message = str(refused.value)
+    assert "\n" not in message and message.startswith(
+        f"react config: mcp_servers.probe: {python_in_tmp} cannot start in the bubblewrap sandbox: it needs {venv}, "
+        f"which holds {workspace}"
+    ), message
+    assert fake_openai_server.model_requests == []
+
+
 def test_a_subagent_calls_the_server_its_allow_list_names_and_one_without_it_cannot(
     fake_openai_server: FakeModelServer, session: Session, tmp_path: Path
 ) -> None:

@@ -203,11 +203,12 @@ def with_startup(
                 wanted += startup.directory_needs(os.path.normpath(entry))
     socket = _docker_socket()
     guarded = [*spec.writable, tempfile.gettempdir(), *([socket] if socket is not None else [])]
+    hidden = _hidden(spec)
     binds: list[str] = []
     for need in [*needed, *wanted]:
-        if need.path in binds or _shown(need.path, spec):
+        if need.path in binds or _shown(need.path, spec, hidden):
             continue
-        problem = _unsafe(need.path, spec, guarded, protected)
+        problem = _unsafe(need.path, hidden, guarded, protected)
         if problem is None:
             binds.append(need.path)
         elif need in needed:
@@ -228,19 +229,19 @@ def _hidden(spec: BwrapSpec) -> list[str]:
     return list(dict.fromkeys([*named, *(os.path.realpath(d) for d in named)]))
 
 
-def _shown(path: str, spec: BwrapSpec) -> bool:
-    """Whether the sandbox ``spec`` shows the host's ``path`` at that path without binding it."""
+def _shown(path: str, spec: BwrapSpec, hidden: Sequence[str]) -> bool:
+    """Whether the sandbox ``spec`` (hiding ``hidden``) shows the host's ``path`` at that path without binding it."""
     if any(_within(path, directory) for directory in spec.writable):
         return True
     if spec.readable is None:
-        return not any(_within(path, d) for d in (*PRIVATE_DIRECTORIES, *_hidden(spec)))
+        return not any(_within(path, d) for d in (*PRIVATE_DIRECTORIES, *hidden))
     return any(_within(path, directory) for directory in spec.readable)
 
 
-def _unsafe(path: str, spec: BwrapSpec, guarded: Sequence[str], protected: Sequence[str]) -> str | None:
+def _unsafe(path: str, hidden: Sequence[str], guarded: Sequence[str], protected: Sequence[str]) -> str | None:
     """Why showing ``path`` whole in the sandbox would show what must stay out of it (and what to do), or ``None``."""
     real = os.path.realpath(path)
-    for directory in _hidden(spec):
+    for directory in hidden:
         if _within(path, directory) or _within(real, directory):
             return f"lies under {directory}, which the sandbox hides (service sockets, credentials): install it elsewhere"
     if path in TOO_WIDE or real in TOO_WIDE:

@@ -17,7 +17,6 @@ top-most ``node_modules`` a file lies in, or else the file itself.
 
 from __future__ import annotations
 
-import glob
 import os
 import shutil
 import sys
@@ -109,7 +108,33 @@ def _roots(file: str, *, fallback: str) -> list[str]:
 
 
 def _is_python_prefix(directory: str) -> bool:
-    return bool(glob.glob(os.path.join(glob.escape(directory), "lib", "python3*", "os.py")))
+    return any(os.path.isfile(os.path.join(lib, "os.py")) for lib in _python_libs(directory))
+
+
+def _python_libs(prefix: str) -> list[str]:
+    """``prefix/lib/python3*``, the directories a Python installation keeps its library in."""
+    lib = os.path.join(prefix, "lib")
+    return [os.path.join(lib, name) for name in _listing(lib) if name.startswith("python3")]
+
+
+#: Directory -> (its modification time, its entries' names): ``lib`` and ``site-packages`` are long to list.
+_LISTINGS: dict[str, tuple[int, list[str]]] = {}
+
+
+def _listing(directory: str) -> list[str]:
+    """The names in ``directory`` (sorted; none when it cannot be listed), listed again only once it changed."""
+    try:
+        changed = os.stat(directory).st_mtime_ns
+    except OSError:
+        return []
+    cached = _LISTINGS.get(directory)
+    if cached is None or cached[0] != changed:
+        try:
+            names = sorted(os.listdir(directory))
+        except OSError:
+            names = []
+        cached = _LISTINGS[directory] = (changed, names)
+    return cached[1]
 
 
 def _venv_base(venv: str) -> list[str]:
@@ -130,24 +155,43 @@ def _venv_base(venv: str) -> list[str]:
     return []
 
 
+#: ``.pth`` file -> (its modification time, the directories it adds).
+_PTH_ENTRIES: dict[str, tuple[int, list[str]]] = {}
+
+
 def _pth_directories(prefix: str) -> list[str]:
     """The existing directories the ``.pth`` files of ``prefix``'s ``site-packages`` add to the import path."""
     found: list[str] = []
-    pattern = os.path.join(glob.escape(prefix), "lib", "python3*", "site-packages", "*.pth")
-    for pth in sorted(glob.glob(pattern)):
-        try:
-            with open(pth, encoding="utf-8", errors="replace") as file:
-                lines = file.read(MAX_PTH_BYTES).splitlines()
-        except OSError:
-            continue
-        for line in lines:
-            entry = line.strip()
-            if not entry or entry.startswith(("#", "import ", "import\t")):
-                continue  # as site.py: comments and import lines add nothing to the path
-            directory = os.path.abspath(os.path.join(os.path.dirname(pth), entry))
-            if os.path.isdir(directory) and directory not in found:
-                found.append(directory)
+    for site_packages in (os.path.join(lib, "site-packages") for lib in _python_libs(prefix)):
+        for pth in _pth_files(site_packages):
+            found += [directory for directory in _pth_entries(pth) if directory not in found]
     return found
+
+
+def _pth_files(site_packages: str) -> list[str]:
+    return [os.path.join(site_packages, name) for name in _listing(site_packages) if name.endswith(".pth")]
+
+
+def _pth_entries(pth: str) -> list[str]:
+    try:
+        changed = os.stat(pth).st_mtime_ns
+        cached = _PTH_ENTRIES.get(pth)
+        if cached is not None and cached[0] == changed:
+            return cached[1]
+        with open(pth, encoding="utf-8", errors="replace") as file:
+            lines = file.read(MAX_PTH_BYTES).splitlines()
+    except OSError:
+        return []
+    entries: list[str] = []
+    for line in lines:
+        entry = line.strip()
+        if not entry or entry.startswith(("#", "import ", "import\t")):
+            continue  # as site.py: comments and import lines add nothing to the path
+        directory = os.path.abspath(os.path.join(os.path.dirname(pth), entry))
+        if os.path.isdir(directory) and directory not in entries:
+            entries.append(directory)
+    _PTH_ENTRIES[pth] = (changed, entries)
+    return entries
 
 
 def _interpreters(file: str, search_path: str) -> list[str]:
