@@ -286,3 +286,38 @@ def test_confined_commands_report_like_a_shell(mechanism: str, nested_session: S
     finally:
         runtime.cleanup()
     assert not runtime.private.exists()
+
+
+@pytest.mark.bwrap
+def test_a_bwrap_subagent_starts_a_python_living_under_tmp_and_nothing_else_of_tmp_or_the_workspace_shows(
+    nested_session: Session,
+) -> None:
+    """``confine: strict``'s sandbox shows what a command needs to start (here a venv and its base interpreter
+    under /tmp) and only that: not what lies beside it, never a program of the parent's workspace."""
+    import shutil
+    import tempfile
+
+    from agentrig.testing.sandbox import python_under_tmp
+
+    workspace = nested_session.workspace.path
+    (workspace / "sub").mkdir()
+    (workspace / "tools").mkdir()
+    tool = workspace / "tools" / "run.sh"
+    tool.write_text(f"#!/bin/sh\necho '{SECRET}'\n")
+    tool.chmod(0o755)
+    root = Path(tempfile.mkdtemp(prefix="agentrig-test-env-", dir="/tmp"))
+    runtime, kind = confine(nested_session.runtime, workspace / "sub", "strict")
+    try:
+        python = python_under_tmp(root)
+        (root / "planted.txt").write_text(SECRET)
+        report = "import os, sys; print(sys.prefix, sys.base_prefix, os.path.exists(sys.argv[1]), os.path.exists(sys.argv[2]))"
+        result = runtime.exec(Invocation([str(python), "-c", report, str(root / "planted.txt"), str(tool)], timeout=60))
+        refused = runtime.exec(["../tools/run.sh"])
+    finally:
+        runtime.cleanup()
+        shutil.rmtree(root, ignore_errors=True)
+    assert kind == "bwrap"
+    assert result.exit_code == 0 and result.stdout.split() == [str(root / "venv"), str(root / "python"), "False", "False"]
+    assert refused.exit_code == 126 and SECRET not in refused.stdout, refused.stdout
+    assert refused.stderr.startswith(f"agentrig: {tool} cannot start in the bubblewrap sandbox: it needs {tool}, which "
+                                     f"lies in {workspace}"), refused.stderr
