@@ -109,4 +109,8 @@ def test_what_cannot_be_shown_safely_is_refused_in_one_line_naming_it(under_tmp:
     with pytest.raises(SandboxStartError, match=f"it needs {under_tmp}/env, which holds {under_tmp}/env/ws"):
         with_startup(BwrapSpec(writable=(str(under_tmp / "env/ws"),)), ["../bin/tool"], search_path="",
                      cwd=str(under_tmp / "env/ws"))
-    assert venv_tool.exists()
+    # nor one holding a hidden directory (agentrig's credentials): the bind would show it again
+    credentials = under_tmp / "env/credentials"
+    with pytest.raises(SandboxStartError, match=f"it needs {under_tmp}/env, which holds {credentials}"):
+        with_startup(BwrapSpec(writable=(str(under_tmp / "ws"),), hidden=(str(credentials),)), [str(venv_tool)],
+                     search_path="", cwd="/")

@@ -11,7 +11,10 @@ Four kinds of confinement, strongest first; the first this machine offers is use
     network, IPC and user namespaces, every capability dropped. It sees its
     directory and a private ``HOME``/``TMPDIR`` (read-write), the system
     directories (``/usr``, ``/bin``, ``/lib*``, ``/etc``, ``/opt``, Python's
-    installation; read-only), a private ``/tmp``, ``/proc`` (its own processes
+    installation; read-only), what the command's program needs to start
+    wherever it lives (read-only: :func:`agentrig.runtime.sandbox.with_startup`;
+    a program needing a path in or holding the parent's workspace or ``HOME`` is
+    refused, exit 126), a private ``/tmp``, ``/proc`` (its own processes
     only) and a minimal ``/dev``. Nothing else exists: not the parent's
     workspace, not ``/run`` nor ``/var/run`` (the Docker socket), not the
     user's home. It has no network: only a loopback of its own, so the host's

@@ -24,6 +24,10 @@
 - no network (only the sandbox's own loopback: the host's ``127.0.0.1`` and
   its abstract Unix sockets are out of reach) unless ``network`` is set.
 
+:func:`with_startup` fills a spec's ``startup`` paths in for a command, or
+refuses it (:class:`SandboxStartError`, one line) when what it needs cannot
+be shown without showing what must stay out.
+
 The environment passes through unchanged: callers give ``bwrap`` the
 minimal environment the command should see.
 """
@@ -187,9 +191,9 @@ def with_startup(
     host root (``readable`` ``None``), also what agentrig's own interpreter needs (a ``sh -c`` script
     often runs it) and the environments of ``search_path``'s entries (what a shell finds there), where
     they can be shown safely. A path can be when it lies under no hidden directory, is not ``/`` nor
-    ``/tmp``, holds none of the writable directories, agentrig's temporary directory and the Docker
-    socket, and neither holds nor lies in a ``protected`` directory: the rest of the private ``/tmp``
-    stays private.
+    ``/tmp``, holds none of the writable and hidden directories, agentrig's temporary directory and
+    the Docker socket, and neither holds nor lies in a ``protected`` directory. Only those paths are
+    bound: the rest of the private ``/tmp`` stays private.
     """
     from agentrig.runtime import startup
 
@@ -249,7 +253,7 @@ def _unsafe(path: str, hidden: Sequence[str], guarded: Sequence[str], protected:
     for directory in protected:
         if _within(path, directory) or _within(real, os.path.realpath(directory)):
             return f"lies in {directory}, which this sandbox must not show: run it from elsewhere"
-    for private in [*guarded, *protected]:
+    for private in [*guarded, *protected, *hidden]:
         if _within(private, path) or _within(os.path.realpath(private), real):
             return (f"holds {private}, which must stay out of the sandbox: move the environment, or the workspace "
                     "(the run's --output), elsewhere")
