@@ -278,6 +278,9 @@ def test_run_paths_are_placeholders_one_way_and_this_runs_paths_the_other(tmp_pa
     assert other.show(hidden) == {"a": ["cat /w2/greet.py", "ls /s2/tmp /r2/x", 3, None], "b": "/r2/results.jsonl /usr/bin"}
     assert paths.show(hidden)["a"][0] == text["a"][0]
     assert not RunPaths({"workspace": None, "home": "/"}) and RunPaths({}).hide(text) == text
+    # a container's working directory is not a path of this machine: its resolved form here means nothing
+    (tmp_path / "w").symlink_to(run)
+    assert RunPaths({"workspace": tmp_path / "w"}).hide(f"{run}/x") == f"{run}/x"
     with pytest.raises(ValueError, match="not a run path name"):
         RunPaths({"tmp": "/tmp/x"})
 

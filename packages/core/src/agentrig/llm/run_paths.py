@@ -22,6 +22,9 @@ from typing import Any
 #: The names a run's paths are known by, most specific first: a hit is given back with the path of the
 #: first name that has one.
 NAMES = ("workspace", "home", "session", "run", "published")
+#: The names of paths on this machine, whose resolved form (symbolic links followed) is the same path; the
+#: runtime's working directory and ``HOME`` are as its commands see them (a container's are not this machine's).
+HOST_NAMES = ("session", "run", "published")
 
 
 def placeholder(name: str) -> str:
@@ -33,8 +36,8 @@ class RunPaths:
     """A run's own paths by name (:data:`NAMES`); :meth:`hide` and :meth:`show` map them to placeholders and back.
 
     A path is replaced wherever it occurs in a string (longest first, so the workspace inside the session
-    inside the run directory each get their own); its resolved form (symbolic links followed) too. ``/``
-    and empty paths are never replaced.
+    inside the run directory each get their own); a path of this machine (:data:`HOST_NAMES`) in its
+    resolved form (symbolic links followed) too. ``/`` and empty paths are never replaced.
     """
 
     def __init__(self, paths: Mapping[str, str | PurePath | None]) -> None:
@@ -48,7 +51,7 @@ class RunPaths:
                 continue
             given = str(path).rstrip("/")
             self.shown.setdefault(name, given)
-            for form in (given, os.path.realpath(given)):
+            for form in (given, os.path.realpath(given)) if name in HOST_NAMES else (given,):
                 hidden.setdefault(form, placeholder(name))
         #: Longest first: a path inside another is replaced before it.
         self._hidden = sorted(hidden.items(), key=lambda item: len(item[0]), reverse=True)
@@ -129,4 +132,4 @@ def use_run_paths(paths: RunPaths | Callable[[], RunPaths]) -> Iterator[None]:
         _current = previous
 
 
-__all__ = ["NAMES", "NO_PATHS", "RunPaths", "active_run_paths", "placeholder", "session_paths", "use_run_paths"]
+__all__ = ["HOST_NAMES", "NAMES", "NO_PATHS", "RunPaths", "active_run_paths", "placeholder", "session_paths", "use_run_paths"]
