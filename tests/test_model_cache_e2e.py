@@ -6,6 +6,7 @@ by ``bench/bench_model_cache.py``, not here."""
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 import subprocess
@@ -23,6 +24,7 @@ from agentrig_scripted import testkit
 from agentrig.run.records import CheckpointResultLine, RunRecord
 from agentrig.testing.fake_openai import FakeOpenAIServer
 from agentrig.testing.fake_server import FakeReply, FakeToolCall, FakeUsage, RecordedRequest
+from agentrig.testing.greeter_retries import greeter_script
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -198,15 +200,11 @@ def test_the_command_that_finishes_a_run_gives_its_cache_again() -> None:
             assert isinstance(cache, ModelCallCache) and f"--cache={cache.directory}" in shlex.split(command)
 
 
+@functools.cache
 def greeter_code() -> tuple[str, str]:
     """``greet.py`` after checkpoint 1 and after checkpoint 2, as the greeter example's recorded model writes it."""
-    import importlib.util
-
-    spec = importlib.util.spec_from_file_location("greeter_record_replay_cache", REPO / "examples" / "greeter" / "record_replay.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module.GREET_1, module.GREET_2
+    script = greeter_script(REPO)
+    return script.GREET_1, script.GREET_2
 
 
 def task_and_turn(request: RecordedRequest) -> tuple[bool, int]:
