@@ -1,14 +1,21 @@
 """``agentrig run --cache``, end to end through the CLI: a run, then the same run again answered from the
-cache (same verdicts, zero cost, no request to the fake server, less wall time), with ``--jobs 2``
-writing the cache from two worker processes; and the bad cache options."""
+cache (same verdicts, zero cost, no request to the fake server), with ``--jobs 2`` writing the cache from
+two worker processes; the README's example with the real react and miniswe agents, whose requests hold
+their run's own workspace path; and the bad cache options. How much time a cached run saves is measured
+by ``bench/bench_model_cache.py``, not here."""
 
 from __future__ import annotations
 
+import functools
 import json
+import re
 import subprocess
 import sys
-import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
+
+import pytest
 
 sys.path.insert(0, str(Path(__file__).parent / "fixtures" / "scripted-agent" / "src"))
 
@@ -16,9 +23,10 @@ from agentrig_scripted import testkit
 
 from agentrig.run.records import CheckpointResultLine, RunRecord
 from agentrig.testing.fake_openai import FakeOpenAIServer
+from agentrig.testing.fake_server import FakeReply, FakeToolCall, FakeUsage, RecordedRequest
+from agentrig.testing.greeter_retries import greeter_script
 
-#: Seconds each fake model reply takes, standing in for a real model's latency.
-MODEL_LATENCY = 1.0
+REPO = Path(__file__).resolve().parents[1]
 
 
 def agentrig(tmp_path: Path, server_url: str, *args: str) -> subprocess.CompletedProcess[str]:
@@ -53,22 +61,17 @@ def test_a_cached_rerun_gives_the_same_verdicts_at_no_cost_and_no_requests(tmp_p
     made = problems(tmp_path / "problems")
     cache = tmp_path / "model-calls"
     with FakeOpenAIServer() as server:
-        server.respond_with(testkit.solver(delay=MODEL_LATENCY))
+        server.respond_with(testkit.solver())
         run = ["run", *map(str, made), "--agent", "scripted", "--model", "openai/gpt-4o-mini", "--jobs", "2"]
 
-        started = time.monotonic()
         first = agentrig(tmp_path, server.base_url, *run, "--output", str(tmp_path / "first"), f"--cache={cache}")
-        original = time.monotonic() - started
         assert first.returncode == 1, first.stderr  # checkpoint 2 fails by design: a verdict (exit 1), not an error
         calls = len(server.model_requests)
         assert calls == 8
 
-        started = time.monotonic()
         second = agentrig(tmp_path, server.base_url, *run, "--output", str(tmp_path / "second"), "--cache", str(cache))
-        cached = time.monotonic() - started
         assert second.returncode == 1, second.stderr  # the same verdicts
         assert len(server.model_requests) == calls  # every call answered from the cache
-    print(f"\nwall time: original {original:.2f} s, cached {cached:.2f} s ({MODEL_LATENCY} s per model reply)")
 
     expected = [("greet_a", "checkpoint_1", "passed"), ("greet_a", "checkpoint_2", "failed"),
                 ("greet_b", "checkpoint_1", "passed"), ("greet_b", "checkpoint_2", "failed")]
@@ -79,10 +82,7 @@ def test_a_cached_rerun_gives_the_same_verdicts_at_no_cost_and_no_requests(tmp_p
     assert [c["cache_hit"] for c in llm_calls(tmp_path / "first")] == [False] * 8
     assert [c["cache_hit"] for c in llm_calls(tmp_path / "second")] == [True] * 8
     assert all(c["cost"] == 0.0 for c in llm_calls(tmp_path / "second"))
-    # the model's time is gone from the run: each hit is a file read, not a reply awaited
-    assert sum(c["latency"] for c in llm_calls(tmp_path / "first")) >= 8 * MODEL_LATENCY
-    assert sum(c["latency"] for c in llm_calls(tmp_path / "second")) < 0.5
-    assert cached < original
+    assert [c["usage"] for c in llm_calls(tmp_path / "second")] == [c["usage"] for c in llm_calls(tmp_path / "first")]
     assert b"sk-test-not-a-secret" not in b"".join(p.read_bytes() for p in cache.rglob("*.json"))
 
 
@@ -198,3 +198,99 @@ def test_the_command_that_finishes_a_run_gives_its_cache_again() -> None:
         assert cache_from_args(again) == cache
         if cache is not None:
             assert isinstance(cache, ModelCallCache) and f"--cache={cache.directory}" in shlex.split(command)
+
+
+@functools.cache
+def greeter_code() -> tuple[str, str]:
+    """``greet.py`` after checkpoint 1 and after checkpoint 2, as the greeter example's recorded model writes it."""
+    script = greeter_script(REPO)
+    return script.GREET_1, script.GREET_2
+
+
+def task_and_turn(request: RecordedRequest) -> tuple[bool, int]:
+    """Whether the request is checkpoint 2's (the command line), and how many replies that checkpoint had."""
+    messages = request.body["messages"]
+    last_user = max(i for i, m in enumerate(messages) if m["role"] == "user")
+    task = json.dumps(messages[last_user]["content"])
+    return "command line" in task, sum(1 for m in messages[last_user:] if m["role"] == "assistant")
+
+
+def react_greeter(request: RecordedRequest) -> FakeReply:
+    """The greeter solved by the react agent, every file named by its absolute path in the workspace the
+    system prompt names: a cached reply names the workspace of the run that first received it."""
+    first, second = greeter_code()
+    workdir = re.search(r"workspace directory \((/[^)]+)\)", request.body["messages"][0]["content"])
+    assert workdir is not None, "react's system prompt names its workspace"
+    greet = f"{workdir[1]}/greet.py"
+    command_line, turn = task_and_turn(request)
+    script = [
+        ("write_file", {"path": greet, "content": second}), ("bash", {"command": f"python3 {greet} Ada Grace"}),
+        ("submit", {"answer": "greet.py prints greetings."}),
+    ] if command_line else [
+        ("read_file", {"path": greet}), ("write_file", {"path": greet, "content": first}),
+        ("bash", {"command": f"cd {workdir[1]} && python3 -c 'from greet import greet; print(greet(\"Ada\"))'"}),
+        ("submit", {"answer": "Implemented greet(name)."}),
+    ]
+    tool, arguments = script[min(turn, len(script) - 1)]
+    return FakeReply(text=f"Working in {workdir[1]}.", tool_calls=[FakeToolCall(name=tool, arguments=arguments)],
+                     usage=FakeUsage(input=900 + 300 * turn, output=60))
+
+
+def miniswe_greeter(request: RecordedRequest) -> FakeReply:
+    """The greeter solved by mini-swe-agent (``mini.yaml``: one ``bash`` tool): ``pwd`` first, then every file named
+    by the absolute path that printed, so a cached reply names the workspace of the run that first received it."""
+    first, second = greeter_code()
+    command_line, turn = task_and_turn(request)
+    printed = re.search(r"(/\S+/workspace)\b", json.dumps(request.body["messages"][2:]))
+    workdir = printed[1] if printed else ""
+    code = second if command_line else first
+    script = [
+        "pwd", f"cat > {workdir}/greet.py <<'EOF'\n{code}EOF",
+        f"python3 {workdir}/greet.py Ada Grace" if command_line else f"cd {workdir} && python3 -c 'import greet'",
+        "echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT",
+    ]
+    command = script[min(turn, len(script) - 1)]
+    return FakeReply(text="Next step.", tool_calls=[FakeToolCall(name="bash", arguments={"command": command})],
+                     usage=FakeUsage(input=900 + 300 * turn, output=60))
+
+
+SOLVERS: dict[str, Callable[[RecordedRequest], FakeReply]] = {"react": react_greeter, "miniswe": miniswe_greeter}
+
+
+def steps(out: Path, kind: str) -> list[dict[str, Any]]:
+    return [s for path in sorted(out.glob("greeter/*/trajectory.jsonl"))
+            for s in map(json.loads, path.read_text().splitlines()) if s.get("kind") == kind]
+
+
+@pytest.mark.parametrize("agent", ["react", "miniswe"])
+def test_the_readme_cache_example_hits_with_a_real_agent(tmp_path: Path, agent: str) -> None:
+    """The README's example, as a user runs it (``--cache``: the user's cache directory): the second run's
+    requests hold another workspace path, and it still makes no request, pays nothing and passes as the first."""
+    env = {k: v for k, v in testkit.cli_env(tmp_path, "").items() if k != "PYTHONPATH"}
+    env["XDG_CACHE_HOME"] = str(tmp_path / "user-cache")
+    with FakeOpenAIServer() as server:
+        server.respond_with(SOLVERS[agent])
+        env["OPENAI_BASE_URL"] = server.base_url
+        counts = []
+        for name in ("first", "second"):
+            before = len(server.model_requests)
+            proc = subprocess.run(
+                [testkit.agentrig_bin(), "run", "examples/greeter", "--agent", agent, "--model", "openai/gpt-4o-mini",
+                 "--cache", "--output", str(tmp_path / name)],
+                env=env, capture_output=True, text=True, timeout=240, cwd=REPO,
+            )
+            assert proc.returncode == 0, proc.stdout + proc.stderr
+            counts.append(len(server.model_requests) - before)
+    first, second = tmp_path / "first", tmp_path / "second"
+    assert counts[0] >= 7 and counts[1] == 0
+    assert verdicts(first) == verdicts(second) == [("greeter", "command_line", "passed"), ("greeter", "greet_function", "passed")]
+    before = RunRecord.model_validate_json((first / "run.json").read_bytes()).totals
+    after = RunRecord.model_validate_json((second / "run.json").read_bytes()).totals
+    assert before.cost and before.cost > 0 and after.cost == 0.0 and after.tokens == before.tokens
+    assert [c["cache_hit"] for c in steps(first, "llm_call")] == [False] * counts[0]
+    assert [c["cache_hit"] for c in steps(second, "llm_call")] == [True] * counts[0]
+    assert list((tmp_path / "user-cache" / "agentrig" / "model-calls").glob("??/*.json"))
+    # each reply that named the first run's workspace names the second's when it comes from the cache
+    calls = json.dumps([s["arguments"] for s in steps(second, "tool_use")])
+    assert str(second / ".workspaces") in calls and str(first) not in calls
+    assert str(first) not in "".join(p.read_text() for p in second.glob("greeter/*/trajectory.jsonl"))

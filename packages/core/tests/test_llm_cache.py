@@ -20,6 +20,7 @@ from agentrig.cli import main
 from agentrig.credentials import ProviderCredential
 from agentrig.llm import ChatMessage, ToolSpec, create_chat_model
 from agentrig.llm.cache import CacheEntry, ModelCacheWarning, ModelCallCache, iter_entries, use_cache
+from agentrig.llm.run_paths import RunPaths, session_paths, use_run_paths
 from agentrig.model_definition import ModelDefinition
 from agentrig.pricing import APIPricing
 from agentrig.testing.fake_anthropic import FakeAnthropicServer
@@ -260,6 +261,50 @@ def test_the_run_sets_the_cache_of_clients_that_name_none(fake_openai_server: Fa
         assert chat("openai", server, None).complete(conversation()).cache_hit
     assert not chat("openai", server, None).complete(conversation()).cache_hit  # outside the block: none
     assert len(server.model_requests) == 2
+
+
+def test_run_paths_are_placeholders_one_way_and_this_runs_paths_the_other(tmp_path: Path) -> None:
+    run = tmp_path / "run"
+    session = run / ".workspaces" / "agentrig-greeter-x1y2"
+    (session / "workspace").mkdir(parents=True)
+    (tmp_path / "link").symlink_to(run)
+    paths = RunPaths({"workspace": session / "workspace", "session": session, "run": tmp_path / "link", "home": "/"})
+    text = {"a": [f"cat {session}/workspace/greet.py", f"ls {session}/tmp {run}/x", 3, None],
+            "b": f"{tmp_path}/link/results.jsonl /usr/bin"}
+    hidden = paths.hide(text)
+    assert hidden == {"a": ["cat <agentrig:workspace>/greet.py", "ls <agentrig:session>/tmp <agentrig:run>/x", 3, None],
+                      "b": "<agentrig:run>/results.jsonl /usr/bin"}  # the run's real path and its link; "/" never
+    other = RunPaths({"workspace": "/w2", "session": "/s2", "run": "/r2"})
+    assert other.show(hidden) == {"a": ["cat /w2/greet.py", "ls /s2/tmp /r2/x", 3, None], "b": "/r2/results.jsonl /usr/bin"}
+    assert paths.show(hidden)["a"][0] == text["a"][0]
+    assert not RunPaths({"workspace": None, "home": "/"}) and RunPaths({}).hide(text) == text
+    # a container's working directory is not a path of this machine: its resolved form here means nothing
+    (tmp_path / "w").symlink_to(run)
+    assert RunPaths({"workspace": tmp_path / "w"}).hide(f"{run}/x") == f"{run}/x"
+    with pytest.raises(ValueError, match="not a run path name"):
+        RunPaths({"tmp": "/tmp/x"})
+
+
+def test_a_request_naming_its_run_hits_in_another_run_and_the_reply_names_that_one(
+    provider_server: Any, tmp_path: Path
+) -> None:
+    from agentrig.agents.session import Session
+
+    provider, server = provider_server
+    cache = ModelCallCache(directory=tmp_path / "cache")
+    replies = []
+    for run in ("first", "second"):
+        with Session.create(runtime="local", base_dir=tmp_path / run) as session, \
+                use_run_paths(session_paths(session, tmp_path / run)):
+            workspace = session.runtime.workdir
+            assert workspace.startswith(str(tmp_path / run / "agentrig-"))  # each session has its own random name
+            replies.append((workspace, chat(provider, server, cache).complete(conversation(f"cat {workspace}/a.txt"))))
+    (first_dir, first), (second_dir, second) = replies
+    assert not first.cache_hit and second.cache_hit and len(server.model_requests) == 1
+    assert first.message.content == f"you said: cat {first_dir}/a.txt"
+    assert second.message.content == f"you said: cat {second_dir}/a.txt"  # this run's workspace, not the first's
+    [entry] = entries(cache.directory)
+    assert first_dir not in entry.read_text() and "you said: cat <agentrig:workspace>/a.txt" in entry.read_text()
 
 
 WRITER = """

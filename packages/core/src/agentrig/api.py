@@ -257,9 +257,11 @@ def _attempt(plan: RunPlan, session: Session, task: str, out: Path | None) -> _A
     """Build the agent, run it on ``task`` in ``session`` through the lifecycle, clean both up; whatever
     goes wrong is the attempt's error, never raised."""
     from agentrig.llm.cache import use_cache
+    from agentrig.llm.run_paths import session_paths, use_run_paths
 
     attempt = _Attempt()
-    with use_cache(plan.model_cache):  # the core's model clients of this call use it, as a problem run's do
+    # the core's model clients of this call use it, as a problem run's do, keyed without the session's paths
+    with use_cache(plan.model_cache), use_run_paths(session_paths(session, out)):
         _run_attempt(attempt, plan, session, task, out)
     return attempt
 

@@ -109,16 +109,21 @@ class SDKChatModel(ChatModel):
 
         With a model-call cache (``options.cache``, else the run's :func:`~agentrig.llm.cache.active_cache`),
         a request seen before is answered from it (``cache_hit``, cost 0) and a new reply is stored,
-        as its policy says.
+        as its policy says. The run's own paths (:func:`~agentrig.llm.run_paths.active_run_paths`) are
+        placeholders in the key and the stored reply, so the same run made again hits.
         """
         from agentrig.llm.cache import active_cache
+        from agentrig.llm.run_paths import active_run_paths
 
         cache = self.options.cache or active_cache()
         started = time.monotonic()
         key = None
+        paths = active_run_paths()
         if cache is not None:
-            key = cache.key(self.provider, self.model_name, self.cache_request(messages, tools, max_tokens, temperature))
-            hit = cache.get(key) if cache.reads else None
+            # the run's own paths (its workspace, ...) are placeholders in the key and the stored reply
+            request = paths.hide(self.cache_request(messages, tools, max_tokens, temperature))
+            key = cache.key(self.provider, self.model_name, request)
+            hit = cache.get(key, paths=paths) if cache.reads else None
             if hit is not None:
                 answered = hit.model_copy(
                     update={"cost": 0.0, "cache_hit": True, "attempts": 0, "latency": time.monotonic() - started}
@@ -139,7 +144,7 @@ class SDKChatModel(ChatModel):
             }
         )
         if cache is not None and key is not None and cache.writes:
-            cache.put(key, self.provider, priced, self._secrets())
+            cache.put(key, self.provider, priced, self._secrets(), paths=paths)
         return priced.record_request(messages, tools, self._secrets())
 
     def cache_request(

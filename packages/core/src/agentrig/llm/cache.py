@@ -2,7 +2,9 @@
 
 One file per entry, ``<dir>/<key[:2]>/<key>.json``, where the key is the SHA-256 of a canonical
 JSON of the request (provider, model, and the request body the SDK would send: messages, tools,
-parameters, a seed given in ``extra_body``). The credential, headers and endpoint are never part
+parameters, a seed given in ``extra_body``), with the run's own paths (its workspace, session, home
+and run directory) replaced by placeholders, in the key and in the stored reply, which a hit gets back
+as the current run's paths (:mod:`agentrig.llm.run_paths`). The credential, headers and endpoint are never part
 of the key, and an entry whose text would hold the credential is not written. Entries are written
 atomically (:func:`agentrig.atomic.write_bytes_atomic`), so concurrent writers (``--jobs``,
 Ray workers) and readers never see a torn entry; an unreadable entry is ignored with one warning
@@ -32,10 +34,12 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 if TYPE_CHECKING:
     from agentrig.llm.interface import ChatResponse
+    from agentrig.llm.run_paths import RunPaths
 
 CachePolicy = Literal["read", "write", "readwrite"]
 #: Bumped when the key's recipe or the entry's form changes: older entries then simply miss.
-FORMAT: Final = 1
+#: 2: the run's own paths are placeholders in the key and the stored reply (:mod:`agentrig.llm.run_paths`).
+FORMAT: Final = 2
 #: The largest entry read back (a bigger file is treated as unreadable).
 ENTRY_LIMIT = 64 << 20
 _KEY = re.compile(r"[0-9a-f]{64}")
@@ -73,7 +77,7 @@ class CacheEntry(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    format: Literal[1] = FORMAT
+    format: Literal[2] = FORMAT
     key: str
     provider: str
     model: str
@@ -117,9 +121,9 @@ class ModelCallCache(BaseModel):
             raise ValueError(f"not a cache key: {key!r}")
         return f"{key[:2]}/{key}.json"
 
-    def get(self, key: str, now: float | None = None) -> ChatResponse | None:
+    def get(self, key: str, now: float | None = None, *, paths: RunPaths | None = None) -> ChatResponse | None:
         """The cached reply for ``key``: ``None`` when there is none, it expired, or it is unreadable
-        (then one warning)."""
+        (then one warning). With ``paths``, the placeholders of the stored reply are this run's paths."""
         from agentrig.boundary import BoundaryError, read_under
         from agentrig.llm.interface import ChatResponse
 
@@ -135,7 +139,7 @@ class ModelCallCache(BaseModel):
             entry = CacheEntry.model_validate_json(data)
             if entry.key != key:
                 raise ValueError("its key does not match its name")
-            response = ChatResponse.model_validate(entry.response)
+            response = ChatResponse.model_validate(paths.show(entry.response) if paths else entry.response)
         except (ValidationError, ValueError) as exc:
             _warn_once(self.directory / relative, _first_line(exc))
             return None
@@ -143,15 +147,17 @@ class ModelCallCache(BaseModel):
             return None
         return response
 
-    def put(self, key: str, provider: str, response: ChatResponse, secrets: Sequence[str] = ()) -> bool:
+    def put(
+        self, key: str, provider: str, response: ChatResponse, secrets: Sequence[str] = (), *, paths: RunPaths | None = None
+    ) -> bool:
         """Store ``response`` under ``key`` atomically; ``False`` (one warning) when it cannot be written
-        or would hold one of ``secrets``."""
+        or would hold one of ``secrets``. With ``paths``, the run's paths in the reply are stored as placeholders."""
         from agentrig.atomic import write_bytes_atomic
         from agentrig.boundary import BoundaryError, guard
 
         path = self.directory / self._relative(key)
         entry = CacheEntry(key=key, provider=provider, model=response.model, created=time.time(),
-                           response=response.model_dump(mode="json", exclude={"cache_hit"}))
+                           response=_hidden(response.model_dump(mode="json", exclude={"cache_hit"}), paths))
         data = entry.model_dump_json().encode("utf-8")
         if any(secret and secret.encode("utf-8") in data for secret in secrets):
             _warn_once(path, "the reply holds the credential; not cached")
@@ -245,6 +251,11 @@ def use_cache(cache: ModelCallCache | None) -> Iterator[None]:
         yield
     finally:
         _active = previous
+
+
+def _hidden(response: dict[str, Any], paths: RunPaths | None) -> dict[str, Any]:
+    hidden: dict[str, Any] = paths.hide(response) if paths else response
+    return hidden
 
 
 def _warn_once(path: Path, reason: str) -> None:

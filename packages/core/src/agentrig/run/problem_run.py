@@ -57,6 +57,7 @@ if TYPE_CHECKING:
 
     from agentrig.agents.interface import Agent, CheckpointInferenceResult
     from agentrig.formats.interface import CheckpointStop
+    from agentrig.llm.run_paths import RunPaths
     from agentrig.problem import Checkpoint, Problem
     from agentrig.workspace import Snapshot, Workspace
 
@@ -116,6 +117,12 @@ class _ProblemRun:
         self.workspace: Workspace | None = None
         #: Every result line of this problem run: the finished ones handed in, then each committed here.
         self._lines: dict[str, CheckpointResultLine] = {}
+
+    def run_paths(self) -> RunPaths:
+        """This run's own paths, for the model-call cache: the current session's and the run directory's."""
+        from agentrig.llm.run_paths import session_paths
+
+        return session_paths(self.session, self.run_dir.root, self.published.root)
 
     # -- events ------------------------------------------------------------------
 
@@ -687,6 +694,9 @@ def run_problem(job: ProblemJob, emit: EventSink) -> ProblemRecord:
     is raised after the agent is cleaned up and what exists is written.
     """
     from agentrig.llm.cache import use_cache
+    from agentrig.llm.run_paths import use_run_paths
 
-    with use_cache(job.plan.model_cache):  # in the process that runs the problem, from its plan
-        return _ProblemRun(job, emit).run()
+    run = _ProblemRun(job, emit)
+    # in the process that runs the problem, from its plan; the cache keys its requests without the run's paths
+    with use_cache(job.plan.model_cache), use_run_paths(run.run_paths):
+        return run.run()

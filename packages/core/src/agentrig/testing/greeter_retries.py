@@ -17,6 +17,7 @@ import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
 from agentrig.testing.cli_agents import agentrig_executable, cli_run_env
@@ -47,14 +48,20 @@ class RetriedRun:
     spent_cost: float
 
 
-def greeter_reply(repo: Path) -> Callable[[RecordedRequest], Any]:
-    """The greeter example's scripted model (``examples/greeter/record_replay.py``'s ``reply``)."""
+def greeter_script(repo: Path) -> ModuleType:
+    """The greeter example's scripted model, ``examples/greeter/record_replay.py`` (``reply``, and ``GREET_1`` and
+    ``GREET_2``: ``greet.py`` after each checkpoint)."""
     path = repo / "examples" / "greeter" / "record_replay.py"
-    spec = importlib.util.spec_from_file_location("greeter_record_replay_retries_kit", path)
+    spec = importlib.util.spec_from_file_location("greeter_record_replay_kit", path)
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
-    reply: Callable[[RecordedRequest], Any] = module.reply
+    return module
+
+
+def greeter_reply(repo: Path) -> Callable[[RecordedRequest], Any]:
+    """The greeter example's scripted model (``examples/greeter/record_replay.py``'s ``reply``)."""
+    reply: Callable[[RecordedRequest], Any] = greeter_script(repo).reply
     return reply
 
 
