@@ -13,6 +13,9 @@
   Every other shared resource is made unique per test (temporary directories, ports chosen by the
   OS, image versions, container names), and no test asserts a duration tight enough to need the
   machine to itself.
+- The ``real_model`` tier is collected last: ``.ci/run`` starts the suite while the server's environment
+  still compiles (``AGENTRIG_TEST_LLAMA_BUILD_STATUS``), and the tier waits for that build; last, it holds
+  one worker only once the rest has been handed out.
 - Skips are summarised once per reason (``SKIPPED [28] <reason>``), not once per test.
 """
 
@@ -36,6 +39,13 @@ def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
             raise pytest.UsageError(f"AGENTRIG_TEST_WORKERS must be a whole number, not {wanted!r}") from None
     cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
     return min(_MAX_WORKERS, max(2, cpus + 1))
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """The ``real_model`` tests after every other test (in their order): see the module docstring."""
+    last = [item for item in items if item.get_closest_marker("real_model") is not None]
+    if last:
+        items[:] = [item for item in items if item.get_closest_marker("real_model") is None] + last
 
 
 def _skip_reason(report: pytest.TestReport) -> str:

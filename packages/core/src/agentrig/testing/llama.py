@@ -6,6 +6,10 @@
   default ``<repo>/.cache/llama-venv/bin/python``.
 - Tests marked ``@pytest.mark.real_model`` need it: without it they are skipped, except when the
   environment variable ``CI`` is set, where they FAIL (as the ``docker`` tests do).
+- ``AGENTRIG_TEST_LLAMA_BUILD_STATUS``: a file that a build of that environment still under way (``.ci/run``
+  builds it in the background while the rest of the suite runs) writes ``ok`` or ``failed`` to when it ends;
+  the tier waits for it first (at most ``AGENTRIG_TEST_LLAMA_BUILD_WAIT`` seconds, default 3600), so the
+  tests that need no model do not wait for a compiler.
 - ``llama_server``: the server's ``/v1`` URL, one server per test session (worker), stopped at the end.
 - ``usage_proxy``: a recording pass-through in front of it, so a test can compare what an agent
   recorded with the usage the server reported for each reply.
@@ -49,7 +53,40 @@ def llama_python() -> Path:
     return Path(configured) if configured else default_llama_python()
 
 
+def _wait_for_build() -> str | None:
+    """Wait for the environment's build named by ``AGENTRIG_TEST_LLAMA_BUILD_STATUS`` to end; why it cannot
+    be used (it failed, or did not end in time), ``None`` when it succeeded or no build is under way."""
+    status_file = os.environ.get("AGENTRIG_TEST_LLAMA_BUILD_STATUS", "").strip()
+    if not status_file:
+        return None
+    status = Path(status_file)
+    raw_wait = os.environ.get("AGENTRIG_TEST_LLAMA_BUILD_WAIT", "").strip() or "3600"
+    try:
+        wait = float(raw_wait)
+    except ValueError:
+        return f"AGENTRIG_TEST_LLAMA_BUILD_WAIT must be a number of seconds, not {raw_wait!r}"
+    deadline = time.monotonic() + wait
+    while not status.exists():
+        if time.monotonic() > deadline:
+            return f"the llama server environment's build did not end within {wait:g} s (no {status})"
+        time.sleep(2)
+    # the build writes the file once it ended: a moment's partial write reads as empty
+    for _ in range(10):
+        text = status.read_text(encoding="utf-8", errors="replace").strip()
+        if text:
+            break
+        time.sleep(0.2)
+    if text != "ok":
+        log = status.with_name("llama-build.log")
+        tail = log.read_text(encoding="utf-8", errors="replace")[-1500:] if log.exists() else ""
+        return f"the llama server environment's build ended with {text or 'nothing'!r} ({status}): {tail}"
+    return None
+
+
 def _model_path() -> tuple[Path | None, str | None]:
+    building = _wait_for_build()
+    if building is not None:
+        return None, building
     python = llama_python()
     if not python.exists():
         return None, (
