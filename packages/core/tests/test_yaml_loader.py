@@ -144,6 +144,8 @@ def test_only_safe_tags_are_built(loader: str) -> None:
         "[" + "[".join(f"k{n}: " for n in range(40)) + "v" + "]" * 40 + "\n",  # a flow list's `k: v` is a mapping
         "".join(" " * (2 * n) + f"- &a{n} !!seq\n" for n in range(30)) + " " * 60 + "- x\n",
         "? " * 30 + "x\n",
+        block_mappings(60).replace("\n", "\r"),  # lines that a bare carriage return breaks
+        block_mappings(60).replace("\n", "\u2028"),
         # two levels to each column: a mapping's list at its column, the list's mapping one column right
         "k:\n" + "".join(" " * c + "-\n" + " " * (c + 1) + "k:\n" for c in range(30)) + " " * 30 + "k: v\n",
         "a:\n" + "".join(" " * n + "-\n" for n in range(40)) + " " * 40 + "x\n",

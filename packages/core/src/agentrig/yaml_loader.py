@@ -24,8 +24,9 @@ from agentrig.boundary import NESTING_MAX, BoundaryError, check_nesting, nesting
 __all__ = ["YamlError", "YamlNestingError", "load_yaml", "nesting_bound", "yaml_nesting_line"]
 
 # What may stand before a block collection's first token on its line: indentation and the
-# compact indicators (``- - key: v``, ``? - a``, ``: - b``).
-_LINE_PREFIX = re.compile(r"^[ \t?:-]*", re.MULTILINE)
+# compact indicators (``- - key: v``, ``? - a``, ``: - b``). A line starts after any of YAML's line
+# breaks (a bare ``\r``, NEL, the Unicode line and paragraph separators), not only ``\n``.
+_LINE_PREFIX = re.compile(r"(?:^|(?<=[\r\x85\u2028\u2029]))[ \t?:-]*", re.MULTILINE)
 
 
 class YamlError(ValueError):
