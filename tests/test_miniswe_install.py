@@ -12,7 +12,6 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import time
 from pathlib import Path
 
 import pytest
@@ -53,12 +52,10 @@ def test_litellm_tool_calls_from_the_package_alone(
     problem = _problem(tmp_path / "problems")
 
     # Without the extra: one line at set-up naming it, no model call, no minutes of retries.
-    started = time.monotonic()
     refused = _run(python, problem, tmp_path / "without", fake_openai_server)
     assert refused.returncode != 0 and "Traceback" not in refused.stderr
     assert "pip install 'agentrig-miniswe[litellm]'" in refused.stderr, refused.stderr
-    assert fake_openai_server.model_requests == []
-    assert time.monotonic() - started < 120, "set-up must refuse before any model call is retried"
+    assert fake_openai_server.model_requests == [], "set-up must refuse before any model call"
 
     # With the extra, as a user installs it.
     pip_install(python, [f"agentrig-miniswe[litellm] @ {wheelhouse['agent-miniswe'].as_uri()}"])

@@ -24,17 +24,11 @@ pytestmark = pytest.mark.docker
 
 TASK = Path(__file__).parent / "fixtures" / "harbor-tasks" / "multi-reward"
 MODEL = ["--model", "openai/gpt-4o-mini"]
-SLOW = (
-    "import time\n\n\n"
+SLOW = (  # correct, but it compares every record with every other one: too much work for the performance suite
     "def deduplicate(records):\n"
-    "    if len(records) > 1000:\n"
-    "        time.sleep(5)  # correct, but too slow for the performance suite\n"
-    "    best = {}\n"
-    "    for record in records:\n"
-    "        key = record['email'].lower()\n"
-    "        if key not in best or record['id'] > best[key]['id']:\n"
-    "            best[key] = record\n"
-    "    return sorted(best.values(), key=lambda r: r['id'])\n"
+    "    kept = [r for r in records\n"
+    "            if all(o['email'].lower() != r['email'].lower() or o['id'] <= r['id'] for o in records)]\n"
+    "    return sorted(kept, key=lambda r: r['id'])\n"
 )
 
 
@@ -93,7 +87,7 @@ def test_multi_reward_task_oracle_nothing_and_slow(tmp_path: Path, fake_openai_s
     assert proc.returncode == 1 and "Traceback" not in proc.stderr, proc.stderr  # failed under `all`
     line, evaluation = _result(slow)
     assert (evaluation.metrics, evaluation.score, evaluation.passed) == ({"correctness": 1.0, "performance": 0.0}, 0.5, False)
-    assert "FAILED performance: more than 2 s" in evaluation.output_tail
+    assert "FAILED performance: more than 500000 reads of the records' fields" in evaluation.output_tail
     lenient = _agentrig(tmp_path, fake_openai_server, "evaluate", str(slow), "multi-reward", "--policy", "score>=0.5")
     assert lenient.returncode == 0, lenient.stderr
     assert lenient.stdout.splitlines()[0] == (

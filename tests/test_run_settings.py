@@ -197,9 +197,10 @@ def test_runner_time_limit_through_agentrig_run(tmp_path: Path, fake_openai_serv
                     "-c", "cost_limits.time_limit=4", "--output", str(out))
     assert proc.returncode == 0, proc.stderr
     (line,) = [CheckpointResultLine.model_validate_json(x) for x in (out / "results.jsonl").read_text().splitlines()]
-    assert line.stop_reason == "time_limit" and not line.had_error and line.agent_elapsed < 30
+    assert line.stop_reason == "time_limit" and not line.had_error
     steps = [parse_step(x) for x in (out / "slow/checkpoint_1/trajectory.jsonl").read_text().splitlines()]
     assert isinstance(steps[-1], ErrorStep) and steps[-1].error_type == "time_limit"
+    assert "time_limit of 4 s reached" in steps[-1].message  # the -c limit, not the command's own 60 s
     # the sleep, when it started before the limit (a loaded machine may take longer to get there), was ended
     assert all(s.exit_code != 0 for s in steps if s.kind == "tool_use")
 

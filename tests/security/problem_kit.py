@@ -87,11 +87,14 @@ def run_cli(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, s
     return status, captured.out, captured.err
 
 
-def run_subprocess(cwd: Path, *argv: str, **env: str) -> subprocess.CompletedProcess[str]:
-    """``agentrig ARGV`` in a child process (a crash of the child is then a result, not the test's end)."""
+def run_subprocess(cwd: Path, *argv: str, yaml_loader: str = "libyaml", **env: str) -> subprocess.CompletedProcess[str]:
+    """``agentrig ARGV`` in a child process (a crash of the child is then a result, not the test's end);
+    ``yaml_loader="pure-python"``: its PyYAML without libyaml, as a build without it would be."""
     child_env = {k: v for k, v in os.environ.items() if not k.startswith("AGENTRIG_")}
     child_env.update(env)
     code = "import sys; from agentrig.cli import main; sys.exit(main(sys.argv[1:]))"
+    if yaml_loader == "pure-python":
+        code = "import yaml; del yaml.CSafeLoader; yaml.__with_libyaml__ = False; " + code
     return subprocess.run([sys.executable, "-c", code, *argv], capture_output=True, text=True, cwd=cwd,
                           env=child_env, timeout=120)
 

@@ -1,33 +1,17 @@
 """Size and depth of problem files: a file larger than the cap (10 MB by default,
 ``AGENTRIG_MAX_PROBLEM_FILE_BYTES``) or nested deeper than 100 levels is refused with one line
-naming the file, exit 2; a 30,000-deep ``problem.yaml`` once killed the process with SIGSEGV."""
+naming the file, exit 2 (a deep YAML file of any kind: ``test_yaml_nesting.py``)."""
 
 from __future__ import annotations
 
 import sys
-import time
 from pathlib import Path
 
 import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from problem_kit import harbor_task, native_problem, one_error_line, run_cli, run_subprocess
-
-DEEP = 30_000
-
-
-@pytest.mark.parametrize("shape", ["flow", "block"])
-def test_deeply_nested_problem_yaml_cannot_crash_the_process(tmp_path: Path, shape: str) -> None:
-    """Run in a child process: the crash (exit 139, no output) would otherwise end the test run."""
-    problem = native_problem(tmp_path / "bench")
-    nested = "[" * DEEP + "]" * DEEP if shape == "flow" else "- " * DEEP + "x"
-    with open(problem / "problem.yaml", "a") as handle:
-        handle.write(f"setup: {nested}\n" if shape == "flow" else f"setup:\n  {nested}\n")
-    proc = run_subprocess(tmp_path, "run", str(problem), "--agent", "oracle")
-    assert proc.returncode == 2, (proc.returncode, proc.stderr[-2000:])
-    assert f"{problem / 'problem.yaml'}: nested more than 100 levels deep; not read" in one_error_line(proc.stderr)
-    assert not (tmp_path / "runs").exists()
+from problem_kit import harbor_task, native_problem, one_error_line, run_cli
 
 
 def test_deeply_nested_task_toml_is_one_line_not_a_recursion_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -39,26 +23,19 @@ def test_deeply_nested_task_toml_is_one_line_not_a_recursion_error(tmp_path: Pat
     assert f"{task / 'task.toml'}: nested more than 100 levels deep; not read" in one_error_line(err)
 
 
-def test_deeply_nested_terminal_bench_task_yaml_is_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    task = tmp_path / "tasks" / "tb1"
-    task.mkdir(parents=True)
-    (task / "task.yaml").write_text("instruction: hi\ntags: " + "[" * 5000 + "]" * 5000 + "\n")
-    (task / "Dockerfile").write_text("FROM agentrig-test/node:bookworm\n")
-    (task / "run-tests.sh").write_text("true\n")
-    status, _, err = run_cli(capsys, "problems", "list", str(task))
-    assert status == 2
-    assert f"{task / 'task.yaml'}: nested more than 100 levels deep; not read" in one_error_line(err)
-
-
-def test_huge_problem_yaml_is_refused_at_once(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_huge_problem_yaml_is_refused_at_once(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                              monkeypatch: pytest.MonkeyPatch) -> None:
     """A 97 MB problem.yaml was still loading after 120 s at 1.9 GB; past the 10 MB cap it is not read."""
+    import agentrig.yaml_loader
+
+    parsed: list[str] = []
+    monkeypatch.setattr(agentrig.yaml_loader, "load_yaml", lambda text, where: parsed.append(where))
     problem = native_problem(tmp_path / "bench")
     with open(problem / "problem.yaml", "a") as handle:
         handle.write("# " + "x" * (11 * 1024 * 1024) + "\n")
-    started = time.monotonic()
     status, _, err = run_cli(capsys, "run", str(problem), "--agent", "oracle")
     line = one_error_line(err)
-    assert status == 2 and time.monotonic() - started < 10
+    assert status == 2 and parsed == []  # refused by its size, never handed to the YAML parser
     assert f"{problem / 'problem.yaml'}: problem file is larger than 10 MB" in line
     assert "AGENTRIG_MAX_PROBLEM_FILE_BYTES" in line
 

@@ -118,10 +118,11 @@ def test_agent_runs_the_cli_in_its_image_with_usage_equal_to_the_cli(
 def run_to_limit(
     cli_kit: CliAgentKit, image: str, tmp_path: Path, server: Any, client: Any, tag: str, limits: AgentCostLimits,
     input_tokens: int,
-) -> tuple[Any, float, bool]:
+) -> tuple[Any, bool]:
     """Run a checkpoint whose tool (``touch started`` then a minute's wait) meets ``limits``, through the
-    runner's lifecycle, in a session of its own; returns the result, the time it took and whether the tool
-    had started, after checking that no process of the tool and no container of the session is left."""
+    runner's lifecycle, in a session of its own; returns the result and whether the tool had started,
+    after checking that the tool never finished its wait (``late.txt``) and that no process of the tool
+    and no container of the session is left."""
     from agentrig.agents import lifecycle
     from agentrig.agents.session import Session
     from agentrig.problem import Checkpoint
@@ -136,9 +137,7 @@ def run_to_limit(
         session_id = session.runtime.session_id
         lifecycle.setup_agent(agent, session)
         try:
-            started = time.monotonic()
             result = lifecycle.run_checkpoint(agent, Checkpoint(name="c1", prompt="c1.md"), "Wait.", session.runtime)
-            elapsed = time.monotonic() - started
             # the tool's whole tree died with the CLI (a container's processes are the host's processes too)
             time.sleep(0.3)
             assert live_processes(tag) == [], "processes of the killed CLI survive"
@@ -149,7 +148,7 @@ def run_to_limit(
     mine = docker_engine_containers(client, LABEL_SESSION, session_id)
     assert mine == [], f"the session's container is left: {mine}"
     assert len(server.model_requests) == 1
-    return result, elapsed, tool_started
+    return result, tool_started
 
 
 def docker_engine_containers(client: Any, label: str, value: str) -> list[str]:
@@ -160,19 +159,17 @@ def docker_engine_containers(client: Any, label: str, value: str) -> list[str]:
 def test_time_limit_kills_the_cli_mid_tool_and_no_container_is_left(
     cli_kit: CliAgentKit, codex_image: str, tmp_path: Path, fake_openai_server: Any, docker_engine: Any
 ) -> None:
-    result, elapsed, tool_started = run_to_limit(cli_kit, codex_image, tmp_path, fake_openai_server, docker_engine,
-                                              "CODEX-DOCKER-TIMED", AgentCostLimits(time_limit=8.0), 1000)
+    result, tool_started = run_to_limit(cli_kit, codex_image, tmp_path, fake_openai_server, docker_engine,
+                                        "CODEX-DOCKER-TIMED", AgentCostLimits(time_limit=8.0), 1000)
     assert result.stop_reason == "time_limit" and not result.had_error, result.error_message
-    assert tool_started  # killed while its tool ran
-    assert elapsed < 40, f"the CLI was not killed at the limit ({elapsed:.1f} s)"
+    assert tool_started  # killed while its tool ran (never finished: no late.txt)
 
 
 def test_cost_limit_kills_the_cli_at_once(
     cli_kit: CliAgentKit, codex_image: str, tmp_path: Path, fake_openai_server: Any, docker_engine: Any
 ) -> None:
     # the call's usage is known when its response ends, when the CLI starts the tool it asked for: killed then
-    result, elapsed, _ = run_to_limit(cli_kit, codex_image, tmp_path, fake_openai_server, docker_engine,
-                                      "CODEX-DOCKER-SPENT", AgentCostLimits(cost_limit=1.0), 1_000_000)  # USD 1.25
+    result, _ = run_to_limit(cli_kit, codex_image, tmp_path, fake_openai_server, docker_engine,
+                             "CODEX-DOCKER-SPENT", AgentCostLimits(cost_limit=1.0), 1_000_000)  # USD 1.25
     assert result.stop_reason == "cost_limit" and not result.had_error, result.error_message
-    assert result.usage.steps == 1 and result.usage.cost >= 1.0
-    assert elapsed < 30, f"the CLI was not killed promptly ({elapsed:.1f} s)"
+    assert result.usage.steps == 1 and result.usage.cost >= 1.0  # killed before its tool's wait ended: no late.txt

@@ -10,7 +10,6 @@ unchanged and skip it.
 from __future__ import annotations
 
 import os
-import time
 from pathlib import Path
 from typing import Any
 
@@ -106,9 +105,7 @@ def test_cost_limit_kills_the_cli_mid_tool_in_its_container(
     ) as session:
         lifecycle.setup_agent(agent, session)
         try:
-            started = time.monotonic()
             result = agent.run_checkpoint("spend money")
-            assert time.monotonic() - started < 40
             assert result.stop_reason == "cost_limit" and not result.had_error and result.usage.steps == 1
             assert any(isinstance(s, ToolUseStep) and s.metadata == {"status": "interrupted"} for s in steps)
             assert len(server.model_requests) == 1

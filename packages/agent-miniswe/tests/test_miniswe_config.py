@@ -123,3 +123,17 @@ def test_exit_statuses_map_to_stop_reasons() -> None:
     assert stop_reason_for("LimitsExceeded", agentrig_limit=None, n_calls=3, step_limit=3) == "step_limit"
     assert stop_reason_for("LimitsExceeded", agentrig_limit=None, n_calls=2, step_limit=3) == "cost_limit"
     assert stop_reason_for("RuntimeError", agentrig_limit=None, n_calls=1, step_limit=0) == "error"
+
+
+@pytest.mark.parametrize("loader", ["libyaml", "pure-python"])
+def test_a_deeply_nested_config_file_is_one_line_with_either_yaml_loader(
+        up, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, loader: str) -> None:
+    import yaml
+
+    if loader == "pure-python":
+        monkeypatch.delattr(yaml, "CSafeLoader", raising=False)
+    deep = tmp_path / "deep.yaml"
+    deep.write_text("agent:\n  step_limit: " + "[" * 30_000 + "]" * 30_000 + "\n")
+    with pytest.raises(AgentSetupError) as caught:
+        load_mini_config(MiniSweConfig(config_file=str(deep)), up)
+    assert str(caught.value) == f"miniswe config_file '{deep}' cannot be read: {deep}: line 2: nested more than 100 levels deep; not read"

@@ -145,18 +145,16 @@ def test_cost_limit_kills_the_cli_while_its_next_model_call_runs(
     make_agent: Callable[..., OpenCodeAgent], session: Any, fake_openai_server: Any
 ) -> None:
     server = fake_openai_server
-    # one expensive call (USD 1.25 of input); the next call's answer never comes
+    # one expensive call (USD 1.25 of input); the next call's answer never comes (the run returns only
+    # if the limit kills the CLI: else pytest-timeout ends the test)
     server.add_reply("Working.", tool_calls=[bash("echo one > one.txt")], usage={"input": 1_000_000, "output": 10})
-    server.enqueue(Fault(stall=120))
+    server.enqueue(Fault(stall=float("inf")))
     agent = make_agent(cost_limits=AgentCostLimits(cost_limit=1.0))
     agent.setup(session)
-    started = time.monotonic()
     result = agent.run_checkpoint("spend money")
-    elapsed = time.monotonic() - started
     assert not result.had_error, result.error_message
     assert result.stop_reason == "cost_limit"
     assert result.usage.cost >= 1.0 and result.usage.steps == 1
-    assert elapsed < 100, f"the CLI was not killed promptly ({elapsed:.1f} s)"
     assert (session.workspace.path / "one.txt").exists()
     agent.cleanup()
 
@@ -170,11 +168,8 @@ def test_time_limit_kills_the_cli_mid_tool(
     server.add_reply("Never.")
     agent = make_agent(cost_limits=AgentCostLimits(time_limit=60))
     agent.setup(session)
-    started = time.monotonic()
     result = agent.run_checkpoint("wait")
-    elapsed = time.monotonic() - started
     assert result.stop_reason == "time_limit" and not result.had_error, result.error_message
-    assert elapsed < 90, f"the CLI was not killed at the time limit ({elapsed:.1f} s)"
     assert (session.workspace.path / "started.txt").exists(), "the limit struck before the tool ran"
     time.sleep(0.3)
     leftover = os.popen("pgrep -f 'OPENCODE-[S]LEEPER'").read().strip()

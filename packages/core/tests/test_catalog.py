@@ -123,7 +123,7 @@ def test_user_dir_and_models_dir_layers_override_in_order(tmp_path: Path) -> Non
 @pytest.mark.parametrize(
     ("content", "match"),
     [
-        ("models: [", "bad.yaml: line 1 is not valid YAML"),
+        ("models: [", "bad.yaml: invalid YAML at line 1, column 10: expected the node content"),
         ("- a\n- b\n", "expected a mapping"),
         ("models:\n  - provider: x\n    name: y\n    pricing: {input: -1, output: 1}\n", r"models\.0\.pricing\.input"),
         ("models:\n  - provider: x\n    name: y\n    colour: red\n", r"models\.0\.colour: Extra inputs"),

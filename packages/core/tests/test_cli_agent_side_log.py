@@ -110,16 +110,15 @@ def test_the_side_log_is_read_while_the_cli_runs_and_a_limit_kills_it_on_what_it
     log.write_text("an earlier checkpoint's call\n")
     tag = f"DEMO-SIDE-LOG-{time.monotonic_ns()}"
     # two model calls logged, then a tool that runs for a minute while the stream is silent
-    script = f"echo working; printf 'call 1\\ncall 2\\n' >> {log}; python3 -c 'import time; time.sleep(60)' {tag}"
+    script = (f"echo working; printf 'call 1\\ncall 2\\n' >> {log}; python3 -c 'import time; time.sleep(60)' {tag}"
+              " && echo late > late.txt")
     with local_session(tmp_path / "session") as session:
         agent = DemoAgent(DemoConfig(), log, script, AgentCostLimits(step_limit=2))
         agent.setup(session)
         try:
-            started = time.monotonic()
             result = agent.run_checkpoint("go")
-            elapsed = time.monotonic() - started
             assert result.stop_reason == "step_limit" and not result.had_error, result.error_message
-            assert elapsed < 20, f"the CLI was not killed while its tool ran ({elapsed:.1f} s)"
+            assert not (session.workspace.path / "late.txt").exists(), "the CLI was not killed while its tool ran"
             assert agent.parser is not None and agent.parser.session_lines == ["call 1", "call 2"]
             assert result.usage.steps == 2
             time.sleep(0.3)

@@ -11,7 +11,6 @@ and a timeout there keeps the report it wrote too. Real pytest, real processes, 
 from __future__ import annotations
 
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -56,9 +55,7 @@ def evaluate(tmp_path: Path):
         context = EvaluationContext(runtime=runtime, workspace=workspace, report_dir=tmp_path / f"report-{len(runtimes)}",
                                     **limits)
         chosen = next(c for c in problem.checkpoints if c.name == checkpoint)
-        started = time.monotonic()
-        record = SlopCodeFormat().evaluate(problem, chosen, context)
-        return record, time.monotonic() - started
+        return SlopCodeFormat().evaluate(problem, chosen, context)
 
     yield run
     for runtime in runtimes:
@@ -74,23 +71,23 @@ def outcomes(record) -> dict[str, str]:
 
 
 def test_slow_tests_within_their_per_test_timeout_pass_whatever_the_test_timeout(evaluate) -> None:
-    # checkpoint 2's two rate-limited tests take 1.5 s each: more than the whole --test-timeout of 2 s
-    record, took = evaluate("checkpoint_2", solution("checkpoint_2"), timeout=2.0)
+    # checkpoint 2's two rate-limited tests take 1.5 s each (each checks it itself): together more than the
+    # whole --test-timeout of 2 s, and all 7 pass: no session limit, as SlopCodeBench runs it
+    record = evaluate("checkpoint_2", solution("checkpoint_2"), timeout=2.0)
     assert (record.passed, record.timed_out, record.score, record.not_run) == (True, False, 1.0, None), record.output_tail
     assert record.counts is not None and (record.counts.passed, record.counts.total) == (7, 7)
-    assert took > 3.0  # the session ran past --test-timeout: no session limit, as SlopCodeBench runs it
     assert "--timeout=4 " in (record.command or "")  # checkpoint_2's per-test timeout from config.yaml
 
 
 def test_a_per_test_timeout_fails_that_test_only(evaluate) -> None:
-    record, _ = evaluate("checkpoint_2", HANGS_ON_BATCHES_OF_THREE)
+    record = evaluate("checkpoint_2", HANGS_ON_BATCHES_OF_THREE)
     assert outcomes(record) == {
         "test_batches_of_two": "passed", "test_batch_option": "passed", "test_empty_file": "passed",
         "test_missing_file": "passed", "test_a_fast_rate_keeps_the_batches": "passed",
         "test_six_lines_at_four_a_second": "passed", "test_batches_of_three_at_four_a_second": "failed",
     }
     hung = next(t for t in record.tests if t.outcome == "failed")
-    assert "Timeout" in (hung.message or "") and 3.5 < (hung.duration or 0) < 10
+    assert "Timeout" in (hung.message or "") and (hung.duration or 0) >= 3.5  # its own 4 s, as the report says
     assert (record.passed, record.timed_out, record.infrastructure_failure) == (False, False, False)
     assert record.score == pytest.approx(6 / 7) and record.not_run is None
 
@@ -98,7 +95,7 @@ def test_a_per_test_timeout_fails_that_test_only(evaluate) -> None:
 def test_a_session_limit_keeps_the_tests_that_finished(evaluate) -> None:
     # the five fast tests finish; then each rate-limited test hangs until its 4 s per-test timeout,
     # and the 8 s session limit interrupts pytest, which writes the report of what ran
-    record, took = evaluate("checkpoint_2", HANGS_ON_A_RATE, session_timeout=8.0)
+    record = evaluate("checkpoint_2", HANGS_ON_A_RATE, session_timeout=8.0)
     assert record.timed_out and record.passed is False and not record.infrastructure_failure, record.error
     assert record.exit_code == 2  # pytest's own "interrupted": it wrote its report
     done = outcomes(record)
@@ -108,22 +105,21 @@ def test_a_session_limit_keeps_the_tests_that_finished(evaluate) -> None:
     assert "test_batches_of_three_at_four_a_second" not in done  # never ran: not a pass
     assert record.not_run is not None and record.not_run >= 1 and len(done) + record.not_run == 7
     assert record.score == pytest.approx(5 / 7)  # the tests that never finished are not passes
-    assert took < 8.0 + 10.0
     assert "the test command's 8 s were up" in record.output_tail
 
 
 def test_a_session_limit_before_any_test_finished_gives_no_results(evaluate) -> None:
     # the first test hangs until its 10 s per-test timeout: the 6 s session limit comes first
-    record, _ = evaluate("checkpoint_3", HANGS_ON_A_RATE, session_timeout=6.0)
+    record = evaluate("checkpoint_3", HANGS_ON_A_RATE, session_timeout=6.0)
     assert record.timed_out and record.passed is False and not record.infrastructure_failure
     assert record.tests == [] and record.counts is None and record.not_run == 2
     assert record.score is None  # nothing to grade: every total counts it as failed
 
 
 def test_the_oracle_and_nothing_at_all(evaluate) -> None:
-    record, _ = evaluate("checkpoint_3", solution("checkpoint_3"))
+    record = evaluate("checkpoint_3", solution("checkpoint_3"))
     assert (record.passed, record.score, record.timed_out) == (True, 1.0, False)
-    record, _ = evaluate("checkpoint_3", None)  # the do-nothing agent: every test fails, in no time
+    record = evaluate("checkpoint_3", None)  # the do-nothing agent: every test fails, in no time
     assert (record.passed, record.score, record.timed_out, record.infrastructure_failure) == (False, 0.0, False, False)
     assert outcomes(record) == {"test_a_long_drain_with_a_prefix": "failed", "test_a_prefix": "failed"}
 
@@ -153,14 +149,17 @@ def test_a_native_timeout_keeps_the_junit_report_of_what_ran(runtime: LocalRunti
     assert [(t.id, t.outcome) for t in record.tests] == [("test_work::test_quick", "passed"), ("test_work::test_also_quick", "passed")]
     # the test pytest was interrupted in is no pass (its report names it without a name)
     assert record.not_run == 1 and record.score == pytest.approx(2 / 3)
-    assert (tmp_path / "reports" / "report.xml").is_file() and record.elapsed < 4.0 + 10.0
+    assert (tmp_path / "reports" / "report.xml").is_file()
 
 
 def test_the_run_limits_bound_a_native_command_and_the_session_limit_caps_it(runtime: LocalRuntime) -> None:
+    # `sleep 30` would end (exit 0) under any other limit: the one that stops it is the one named
     record = run_test_command(runtime, TestCommand(command="sleep 30"), default_timeout=0.5)
-    assert record.timed_out and record.score is None and record.elapsed < 5  # --test-timeout bounds it
-    record = run_test_command(runtime, TestCommand(command="sleep 30", timeout=20.0), session_timeout=0.5)
-    assert record.timed_out and record.elapsed < 5  # --test-session-timeout caps the problem's own limit
+    assert record.timed_out and record.score is None  # --test-timeout bounds it
+    assert "the test command's 0.5 s were up" in record.output_tail
+    record = run_test_command(runtime, TestCommand(command="sleep 30", timeout=600.0), session_timeout=0.5)
+    assert record.timed_out  # --test-session-timeout caps the problem's own limit
+    assert "the test command's 0.5 s were up" in record.output_tail
     assert TestCommand(command="x", session_unbounded=True).session_limit(600.0) is None
     assert TestCommand(command="x", session_unbounded=True).session_limit(600.0, 30.0) == 30.0
     assert TestCommand(command="x", timeout=50).session_limit(600.0, 30.0) == 30.0
@@ -168,13 +167,11 @@ def test_the_run_limits_bound_a_native_command_and_the_session_limit_caps_it(run
 
 
 def test_a_command_that_ignores_the_interrupt_is_killed_after_the_grace(runtime: LocalRuntime) -> None:
-    started = time.monotonic()
     result, timed_out = run_limited(runtime, "trap '' INT; sleep 30", cwd=runtime.workdir, env={}, limit=0.5, grace=0.5)
-    assert timed_out and result.killed and time.monotonic() - started < 5
-    started = time.monotonic()
+    assert timed_out and result.killed  # (a `sleep 30` that ended on its own would be neither)
     result, timed_out = run_limited(runtime, "sleep 30", cwd=runtime.workdir, env={}, limit=0.5, grace=5)
     # the shell waits for its child: sleep got SIGINT, the shell did not, and reports its child's end (130)
-    assert timed_out and result.exit_code == 130 and not result.killed and time.monotonic() - started < 4
+    assert timed_out and result.exit_code == 130 and not result.killed
 
 
 def test_an_interrupted_test_is_not_a_pass() -> None:

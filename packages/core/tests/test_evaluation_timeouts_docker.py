@@ -77,4 +77,4 @@ def test_a_harbor_verifier_that_timed_out_keeps_the_reward_it_wrote(tmp_path: Pa
     assert record.timed_out and record.passed is False and not record.infrastructure_failure
     assert record.score == 0.5 and record.report == "verifier/reward.txt"
     assert (tmp_path / "evaluation" / "verifier" / "reward.txt").read_text() == "0.5\n"
-    assert 2.0 <= (record.test_elapsed or 0) < 10
+    assert (record.test_elapsed or 0) >= 2.0  # its own 2 s fired, not the session's 0.5 s (timed_out: not the sleep's end)

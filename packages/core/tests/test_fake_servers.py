@@ -6,6 +6,7 @@ import http.client
 import json
 import socket
 import struct
+import threading
 import time
 from pathlib import Path
 
@@ -258,14 +259,18 @@ def test_stalled_stream_hits_client_timeout_and_server_stops_promptly() -> None:
     server = FakeAnthropicServer().start()
     server.add_reply("x" * 100, stall_after_events=3)
     client = _anthropic(server, timeout=0.5)
+    before = set(threading.enumerate())
     with (
         pytest.raises((anthropic.APITimeoutError, httpx2.ReadTimeout)),
         client.messages.stream(model="m", max_tokens=5, messages=[{"role": "user", "content": "x"}]) as s,
     ):
         s.get_final_message()
-    started = time.monotonic()
+    stalled = [t for t in threading.enumerate() if t not in before and "process_request" in t.name]
+    assert stalled, "the stalled stream's handler"
     server.stop()
-    assert time.monotonic() - started < 3
+    for handler in stalled:
+        handler.join(timeout=30)  # a deadline for a hang, not a speed limit
+    assert not [t for t in stalled if t.is_alive()], "stopping the server did not release its stalled stream"
 
 
 def test_slow_stream_still_completes(fake_openai_server: FakeOpenAIServer) -> None:

@@ -95,3 +95,23 @@ def test_base_images_of_a_dockerfile() -> None:
     )
     # the global ARG's default reaches FROM, as the builder substitutes it
     assert base_images(text) == ["python:3.12", "debian:1", "agentrig-test/busybox:latest"]
+
+
+def test_a_terminal_bench_solution_yaml_is_read_through_the_yaml_loader(tmp_path: Path) -> None:
+    from agentrig.formats.harbor.task import load_terminal_bench_task
+    from agentrig.formats.harbor.verifier import solution_bundle
+
+    task_dir = tmp_path / "tb1"
+    task_dir.mkdir()
+    (task_dir / "task.yaml").write_text("instruction: hi\n")
+    (task_dir / "Dockerfile").write_text("FROM agentrig-test/node:bookworm\n")
+    (task_dir / "run-tests.sh").write_text("true\n")
+    (task_dir / "solution.yaml").write_text("- command: echo one\n- {command: echo two}\n")
+    staging = tmp_path / "staging"
+    staging.mkdir()
+    bundle = solution_bundle(load_terminal_bench_task(task_dir), staging)
+    assert (bundle / "solve.sh").read_text() == "#!/bin/bash\necho one\necho two\n"
+    (task_dir / "solution.yaml").write_text("- command: " + "[" * 30_000 + "]" * 30_000 + "\n")
+    with pytest.raises(ValueError) as caught:
+        solution_bundle(load_terminal_bench_task(task_dir), staging)
+    assert str(caught.value) == f"{task_dir / 'solution.yaml'}: line 1: nested more than 100 levels deep; not read"

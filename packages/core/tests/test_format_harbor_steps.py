@@ -5,7 +5,6 @@ task's reward by ``multi_step_reward_strategy``; and a broken task beside good o
 from __future__ import annotations
 
 import shutil
-import time
 from pathlib import Path
 
 import pytest
@@ -198,13 +197,11 @@ def test_healthcheck_polls_with_docker_semantics_on_a_real_runtime(tmp_path: Pat
         assert str(info.value) == f"healthcheck failed after 2 consecutive retries: echo x >> {tries}; exit 1"
         assert len(tries.read_text().splitlines()) == 2
         tries.unlink()
-        # failures in the start period do not count
-        start = time.monotonic()
+        # failures in the start period do not count: more tries than the 2 retries
         with pytest.raises(HealthcheckFailed):
             run_healthcheck(runtime, HealthcheckSection(
                 command=f"echo x >> {tries}; exit 1", interval_sec=0.05, retries=2, start_period_sec=0.6, start_interval_sec=0.1,
             ))
-        assert time.monotonic() - start >= 0.6
         assert len(tries.read_text().splitlines()) >= 2 + 3
         # a try that outlives its timeout is a failure
         tries.unlink()

@@ -87,13 +87,23 @@ def test_recording_then_replaying_gives_the_same_responses(fake_openai_server: F
     assert [replay.complete(HI).model_dump(exclude=same) for _ in recorded] == [r.model_dump(exclude=same) for r in recorded]
 
 
-def test_a_replayed_call_takes_its_own_time() -> None:
+def test_a_replayed_call_takes_its_own_time(monkeypatch: pytest.MonkeyPatch) -> None:
     """A replayed call's latency is what it took in this run, not the recorded call's: the model time of a
     replayed run is its own (a checkpoint that took 0.3 s in all showed "model 0.7s")."""
+    import agentrig.llm.replay
+
+    ticks = iter([100.0, 100.25, 200.0, 200.5])  # the replay's clock: each call reads it when it starts and ends
+
+    class Clock:
+        @staticmethod
+        def monotonic() -> float:
+            return next(ticks)
+
+    monkeypatch.setattr(agentrig.llm.replay, "time", Clock)
     recorded = response("slow").model_copy(update={"latency": 5.0})
     replay = ReplayModel([recorded, recorded])
     first, second = replay.complete(HI), replay.complete(HI)
-    assert 0.0 <= first.latency < 1.0 and 0.0 <= second.latency < 1.0
+    assert (first.latency, second.latency) == (0.25, 0.5)
     assert replay.responses[0].latency == 5.0  # the recording itself is unchanged
     assert first.to_llm_call("act").latency == first.latency
 

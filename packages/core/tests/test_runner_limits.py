@@ -39,7 +39,7 @@ class CarelessAgent(agentrig.Agent):
         for _ in range(1000):
             if self.mode == "sleep":
                 self.commands += 1
-                result = self.session.runtime.exec(Invocation("sleep 60", timeout=120))
+                result = self.session.runtime.exec(Invocation("sleep 60 && echo late > late.txt", timeout=120))
                 self.emit_step(ToolUseStep(tool="bash", arguments={"command": "sleep 60"}, exit_code=result.exit_code))
             else:
                 tokens = agentrig.TokenUsage(input=90, output=10)
@@ -64,19 +64,18 @@ def session(tmp_path: Path) -> Iterator[Session]:
         yield created
 
 
-def run(agent: CarelessAgent, session: Session) -> tuple[agentrig.CheckpointInferenceResult, list[Any], float]:
+def run(agent: CarelessAgent, session: Session) -> tuple[agentrig.CheckpointInferenceResult, list[Any]]:
     steps: list[Any] = []
     agent.add_step_listener(steps.append)
     lifecycle.setup_agent(agent, session)
-    clock = time.monotonic()
     result = lifecycle.run_checkpoint(agent, CHECKPOINT, "work", session.runtime)
-    return result, steps, time.monotonic() - clock
+    return result, steps
 
 
 def test_time_limit_ends_the_running_command_and_stops_the_agent(session: Session) -> None:
     agent = CarelessAgent(agentrig.AgentCostLimits(time_limit=1.0), "sleep")
-    result, steps, elapsed = run(agent, session)
-    assert elapsed < 30, "the sleep 60 was not ended"
+    result, steps = run(agent, session)
+    assert not (session.workspace.path / "late.txt").exists(), "the sleep 60 was not ended"
     assert result.stop_reason == "time_limit" and not result.had_error
     assert agent.commands == 1, "the agent went on after the stop"
     assert isinstance(steps[-1], ErrorStep) and steps[-1].error_type == "time_limit"
@@ -86,7 +85,7 @@ def test_time_limit_ends_the_running_command_and_stops_the_agent(session: Sessio
 
 def test_token_limit_stops_an_agent_that_never_checks(session: Session) -> None:
     agent = CarelessAgent(agentrig.AgentCostLimits(token_limit=1000), "tokens")
-    result, steps, _ = run(agent, session)
+    result, steps = run(agent, session)
     assert result.stop_reason == "token_limit" and not result.had_error
     assert 1000 <= result.usage.net_tokens.total < 1000 + 100 * 10  # stopped within a few calls of the limit
     assert isinstance(steps[-1], ErrorStep) and steps[-1].error_type == "token_limit"
@@ -108,8 +107,8 @@ def test_time_limit_reached_for_a_checking_agent(session: Session) -> None:
                 time.sleep(0.02)
 
     agent = Checking(agentrig.AgentCostLimits(time_limit=0.3), "sleep")
-    result, _steps, elapsed = run(agent, session)
-    assert result.stop_reason == "time_limit" and not result.had_error and elapsed < 10
+    result, _steps = run(agent, session)  # returns only once check_limits stopped the endless loop
+    assert result.stop_reason == "time_limit" and not result.had_error
 
 
 def test_no_limit_no_watchdog(session: Session) -> None:
@@ -118,7 +117,7 @@ def test_no_limit_no_watchdog(session: Session) -> None:
             self.stop_reason = "submitted"
 
     agent = Quick(agentrig.AgentCostLimits(), "sleep")
-    result, steps, _ = run(agent, session)
+    result, steps = run(agent, session)
     assert result.stop_reason == "submitted" and steps == []
 
 

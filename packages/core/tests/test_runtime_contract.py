@@ -11,7 +11,6 @@ a busybox image offer.
 from __future__ import annotations
 
 import threading
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -138,19 +137,21 @@ def test_exit_codes_and_output(runtime: Runtime) -> None:
     assert runtime.exec("true").exit_code == 0
 
 
-def test_streaming_keeps_order_and_arrives_as_it_happens(runtime: Runtime) -> None:
-    command = "for i in 1 2 3; do echo o$i; sleep 0.05; echo e$i >&2; sleep 0.1; done"
-    seen: list[tuple[str, str, float]] = []
-    start = time.monotonic()
+def test_streaming_keeps_order_and_arrives_as_it_happens(runtime: Runtime, session: Session) -> None:
+    # The command goes on only once this test has seen o1 and written `go` into the workspace: o1 must
+    # arrive while the command runs (it gives up after a minute, saying so, rather than hang).
+    wait = "n=0; while [ ! -e go ] && [ $n -lt 600 ]; do sleep 0.1; n=$((n+1)); done; [ -e go ] || echo not-streamed"
+    command = f"echo o1; sleep 0.05; echo e1 >&2; {wait}; for i in 2 3; do sleep 0.1; echo o$i; sleep 0.05; echo e$i >&2; done"
+    seen: list[tuple[str, str]] = []
     for event in runtime.stream(command):
-        seen.append((event.kind, event.text, time.monotonic() - start))
-    texts = [(kind, text) for kind, text, _ in seen if kind != "finished"]
-    assert [t for k, t in texts if k == "stdout"] == ["o1\n", "o2\n", "o3\n"]
+        seen.append((event.kind, event.text))
+        if event.text == "o1\n":
+            (session.workspace.path / "go").touch()
+    texts = [(kind, text) for kind, text in seen if kind != "finished"]
+    assert [t for k, t in texts if k == "stdout"] == ["o1\n", "o2\n", "o3\n"], "o1 was not streamed before the command ended"
     assert [t for k, t in texts if k == "stderr"] == ["e1\n", "e2\n", "e3\n"]
-    first_o1 = next(t for k, text, t in seen if text == "o1\n")
-    assert first_o1 < seen[-1][2] - 0.2, "o1 was streamed before the command ended"
     assert seen[-1][0] == "finished" and seen[-1][1] == ""
-    interleaved = [text for kind, text, _ in seen if kind in ("stdout", "stderr")]
+    interleaved = [text for kind, text in seen if kind in ("stdout", "stderr")]
     assert interleaved == ["o1\n", "e1\n", "o2\n", "e2\n", "o3\n", "e3\n"]
 
 
@@ -178,7 +179,6 @@ def test_wall_timeout_kills_the_whole_tree(runtime: Runtime) -> None:
     result = runtime.exec(Invocation(command, timeout=1.0))
     assert result.timed_out and result.timeout_kind == "wall" and result.killed
     assert result.exit_code is None
-    assert result.elapsed < 10
     assert runtime.exec(ALIVE.format(file="pids")).stdout.split() == ["dead", "dead"]
     assert_none_left_on_the_host(runtime)
 

@@ -99,12 +99,14 @@ def _prompts(server: Any, needle: str) -> int:
 
 
 class _Hang:
-    """A fake-model handler that solves, but holds the first request of each task containing ``needle`` for a minute."""
+    """A fake-model handler that solves, but holds the first request of each task containing ``needle``
+    for ``hold`` seconds (a minute; ``inf``: until the server stops)."""
 
-    def __init__(self, needle: str, once: bool = True) -> None:
+    def __init__(self, needle: str, once: bool = True, hold: float = 60) -> None:
         self.solve = testkit.solver()
         self.needle = needle
         self.once = once
+        self.hold = hold
         self.held: list[str] = []
         self.lock = threading.Lock()
         self.released = False
@@ -118,7 +120,7 @@ class _Hang:
             if hold:
                 self.held.append(task)
         if hold:
-            reply.delay = 60
+            reply.delay = self.hold
         return reply
 
 
@@ -380,7 +382,7 @@ def test_a_killed_dispatcher_leaves_no_container_behind(
 
 
 def test_ctrl_c_cancels_every_task_and_leaves_a_resumable_run(ray_cluster, agent_site: Path, fake_openai_server, tmp_path: Path) -> None:
-    hang = _Hang("Write a")
+    hang = _Hang("Write a", hold=float("inf"))  # the held calls never end: only interrupting the tasks ends the run
     fake_openai_server.respond_with(hang)
     problems = [_two_checkpoints(tmp_path / "problems", f"c{i}", f"tagc{i}") for i in range(3)]
     out = tmp_path / "run"
@@ -388,12 +390,9 @@ def test_ctrl_c_cancels_every_task_and_leaves_a_resumable_run(ray_cluster, agent
     dispatcher = _start([*_agent(problems), *_ray(ray_cluster), "-q", "--output", str(out)], env)
     with _reaped(dispatcher):
         _wait_for(lambda: len(hang.held) == 2, RUN_TIMEOUT, "two problems in their model call")  # 2 CPUs: the third waits
-        clock = time.monotonic()
         dispatcher.send_signal(signal.SIGINT)
-        _, err = dispatcher.communicate(timeout=120)
-        took = time.monotonic() - clock
+        _, err = dispatcher.communicate(timeout=120)  # a deadline for a hang: tasks left in their calls never end
     assert dispatcher.returncode == 130, err
-    assert took < 45, f"the tasks were not interrupted in their model calls ({took:.0f} s)"
     assert "Continue with:" in err and "--executor ray" in err
     _no_task_left(["c0", "c1", "c2"], 10)
     record = RunRecord.model_validate_json((out / "run.json").read_bytes())

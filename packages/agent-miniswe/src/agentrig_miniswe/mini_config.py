@@ -60,16 +60,27 @@ class ResolvedMiniConfig(BaseModel):
     action_format: ActionFormat
 
 
+def _read_config(spec: str, upstream: Upstream) -> Any:
+    """The config ``spec`` names, found as mini-swe-agent finds it; its YAML read by agentrig's
+    loader (:func:`agentrig.yaml_loader.load_yaml`: a file nested too deep is one line, never a crash)."""
+    from agentrig.yaml_loader import load_yaml
+
+    if "=" in spec:  # mini's KEY=VALUE form, not a file
+        return upstream.get_config_from_spec(spec)
+    path = Path(upstream.get_config_path(spec))
+    return load_yaml(path.read_text(encoding="utf-8"), str(path))
+
+
 def load_mini_config(config: MiniSweConfig, upstream: Upstream) -> ResolvedMiniConfig:
     """Read ``config.config_file`` (a shipped name or a path) and merge the overrides over it."""
     try:
-        raw = upstream.get_config_from_spec(config.config_file)
+        raw = _read_config(config.config_file, upstream)
     except FileNotFoundError:
         raise AgentSetupError(
             f"miniswe config_file '{config.config_file}' not found: name a config shipped with mini-swe-agent "
             f"({', '.join(shipped_config_names(upstream))}) or an existing YAML path"
         ) from None
-    except Exception as exc:  # a YAML syntax error names the file and line
+    except Exception as exc:  # a YAML syntax error (or a file nested too deep) names the file and line
         raise AgentSetupError(f"miniswe config_file '{config.config_file}' cannot be read: {exc}") from None
     if not isinstance(raw, dict):
         raise AgentSetupError(f"miniswe config_file '{config.config_file}' must hold a mapping with an 'agent' section")

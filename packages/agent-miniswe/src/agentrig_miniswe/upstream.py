@@ -43,7 +43,7 @@ REQUIRED_API: dict[str, tuple[str, ...]] = {
         "TimeExceeded",
         "FormatError",
     ),
-    "minisweagent.config": ("get_config_from_spec", "builtin_config_dir"),
+    "minisweagent.config": ("get_config_from_spec", "get_config_path", "builtin_config_dir"),
     "minisweagent.models": ("GLOBAL_MODEL_STATS", "get_model"),
     "minisweagent.models.utils.actions_toolcall": (
         "BASH_TOOL",
@@ -90,6 +90,7 @@ class Upstream:
     TimeExceeded: type[upstream_exceptions.TimeExceeded]
     FormatError: type[upstream_exceptions.FormatError]
     get_config_from_spec: Any
+    get_config_path: Any
     builtin_config_dir: Any
     GLOBAL_MODEL_STATS: Any
     get_model: Any

@@ -13,7 +13,8 @@ Problem and task files, run directories read back and model output are untrusted
   strictly inside the root it belongs to (a second line of defence behind the name checks);
 - :func:`check_tree` for a directory agentrig copies: no symbolic link in it may lead out;
 - :func:`read_capped`, :func:`read_problem_file` (capped by ``AGENTRIG_MAX_PROBLEM_FILE_BYTES``) for a
-  file whose size an attacker chooses; :func:`check_nesting` for what it parses into;
+  file whose size an attacker chooses; :func:`check_nesting` for what it parses into (YAML is read
+  through :func:`agentrig.yaml_loader.load_yaml`, which counts the depth before it builds);
 - :func:`read_under` for a report the agent's workspace holds: opened one component at a time, no
   symbolic link followed;
 - :func:`read_inside` for a file of a directory read back (a run directory another person sent):
@@ -155,7 +156,8 @@ def positive_finite(value: float, what: str) -> float:
 PROBLEM_FILE_MAX_BYTES = 10 * 1024 * 1024
 #: The environment variable that overrides :data:`PROBLEM_FILE_MAX_BYTES` (a number of bytes).
 PROBLEM_FILE_LIMIT_ENV = "AGENTRIG_MAX_PROBLEM_FILE_BYTES"
-#: The deepest nesting of lists and mappings accepted in a problem file (YAML, JSON, TOML).
+#: The deepest nesting of lists and mappings accepted in a problem file (YAML, JSON, TOML) and in
+#: every YAML file agentrig reads (a model catalog, an agent config).
 NESTING_MAX = 100
 #: The largest test report (pytest JSON, JUnit XML) read back after a test, in bytes.
 REPORT_MAX_BYTES = 64 * 1024 * 1024
@@ -228,63 +230,6 @@ def read_problem_text(path: Path, what: str = "problem file") -> str:
     return read_problem_file(path, what).decode("utf-8")
 
 
-def nesting_bound(text: str) -> int:
-    """A cheap upper bound of how deeply the YAML (or JSON, TOML) ``text`` nests: the deepest
-    bracket nesting plus the widest block indentation (with ``- `` / ``? `` markers) of any line.
-
-    Used to decide, before a parser sees the text, whether a fast C parser may read it
-    (libyaml's composer recurses on the C stack: 30,000 levels end the process with SIGSEGV).
-    Brackets inside strings count too: the bound may be high, never low.
-    """
-    deepest = depth = 0
-    opening = text.count("[") + text.count("{")
-    for char in text if opening > NESTING_MAX else ():
-        if char in "[{":
-            depth += 1
-            deepest = max(deepest, depth)
-        elif char in "]}":
-            depth = max(0, depth - 1)
-    deepest = deepest if opening > NESTING_MAX else opening
-    widest = 0
-    for line in text.splitlines():
-        stripped = line.lstrip(" \t")
-        indent = len(line) - len(stripped)
-        markers = 0
-        while stripped[:2] in ("- ", "? ", ": ") or stripped in ("-", "?"):
-            markers += 1
-            stripped = stripped[2:].lstrip(" ")
-        widest = max(widest, indent + markers)
-    return deepest + widest
-
-
-def yaml_nesting_line(text: str, limit: int = NESTING_MAX) -> int | None:
-    """The line (from 1) where the YAML ``text``'s mappings and lists nest deeper than ``limit``, or
-    ``None``: check it before a loader builds the document (libyaml's composer recurses on the C
-    stack, so 30,000 levels end the process with SIGSEGV).
-
-    :func:`nesting_bound` decides cheaply for ordinary files; only a text it cannot clear is walked
-    as a YAML event stream, which nests nothing on the call stack. Invalid YAML is ``None`` here
-    (the loader names its error).
-    """
-    if nesting_bound(text) <= limit:
-        return None
-    import yaml
-
-    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-    depth = 0
-    try:
-        for event in yaml.parse(text, Loader=loader):
-            if isinstance(event, (yaml.MappingStartEvent, yaml.SequenceStartEvent)):
-                depth += 1
-                if depth > limit:
-                    return event.start_mark.line + 1 if event.start_mark is not None else 1
-            elif isinstance(event, (yaml.MappingEndEvent, yaml.SequenceEndEvent)):
-                depth -= 1
-    except yaml.YAMLError:
-        return None
-    return None
-
-
 def check_nesting(data: object, where: str, limit: int = NESTING_MAX) -> object:
     """``data`` when its lists and mappings nest at most ``limit`` deep; else :class:`BoundaryError`
     ``"{where}: nested more than {limit} levels deep; not read"``. Iterative: any depth is safe."""
@@ -308,9 +253,11 @@ def check_nesting(data: object, where: str, limit: int = NESTING_MAX) -> object:
     return data
 
 
-def nesting_message(where: str, limit: int = NESTING_MAX) -> str:
-    """The one line for a file nested deeper than ``limit`` (or than its parser can go)."""
-    return f"{where}: nested more than {limit} levels deep; not read"
+def nesting_message(where: str, limit: int = NESTING_MAX, line: int | None = None) -> str:
+    """The one line for a file nested deeper than ``limit`` (or than its parser can go), from
+    ``line`` when known."""
+    at = f"line {line}: " if line is not None else ""
+    return f"{where}: {at}nested more than {limit} levels deep; not read"
 
 
 def check_relative(relative: object, where: str) -> str:

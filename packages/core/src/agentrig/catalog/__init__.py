@@ -30,9 +30,7 @@ import warnings
 from collections.abc import Iterator, Mapping
 from importlib import resources
 from pathlib import Path
-from typing import Any
 
-import yaml
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from agentrig.model_definition import ModelDefinition
@@ -51,8 +49,6 @@ __all__ = [
 REPLAY_PROVIDER = "replay"
 #: The largest model catalog file read, in bytes.
 CATALOG_FILE_MAX = 4 << 20
-#: The deepest nesting of mappings and lists a model catalog file may have.
-CATALOG_NESTING_MAX = 50
 
 
 class CatalogError(ValueError):
@@ -82,33 +78,13 @@ def user_models_dir(environ: Mapping[str, str] | None = None) -> Path:
     return Path(base) / "agentrig" / "models"
 
 
-def _load_yaml(text: str) -> Any:
-    """``yaml.safe_load``, with libyaml's parser when built in (catalogs are read at every problem start).
-
-    A document libyaml rejects is parsed again by the pure-Python parser, whose
-    error names the line the same way whatever the build.
-    """
-    fast = getattr(yaml, "CSafeLoader", None)
-    if fast is not None:
-        try:
-            return yaml.load(text, Loader=fast)
-        except yaml.YAMLError:
-            pass
-    return yaml.safe_load(text)
-
-
 def _parse_file(text: str, source: str) -> list[ModelDefinition]:
-    try:
-        from agentrig.boundary import yaml_nesting_line
+    from agentrig.yaml_loader import YamlError, load_yaml
 
-        deep = yaml_nesting_line(text, CATALOG_NESTING_MAX)
-        if deep is not None:
-            raise CatalogError(f"{source}: line {deep} nests deeper than {CATALOG_NESTING_MAX} levels")
-        data = _load_yaml(text)
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f" line {mark.line + 1}" if mark is not None else ""
-        raise CatalogError(f"{source}:{where} is not valid YAML") from None
+    try:
+        data = load_yaml(text, source)
+    except YamlError as exc:
+        raise CatalogError(str(exc)) from None
     if data is None:
         return []
     if not isinstance(data, dict):

@@ -47,29 +47,13 @@ def read_yaml(file: Path, what: str = "problem file") -> Any:
 
 
 def parse_yaml(text: str, file: Path) -> Any:
-    """The YAML document ``text`` (read from ``file``); :class:`ProblemError` as :func:`read_yaml`.
+    """The YAML document ``text`` (read from ``file``); :class:`ProblemError` as :func:`read_yaml`
+    (through :func:`agentrig.yaml_loader.load_yaml`, the depth counted before it is built)."""
+    from agentrig.yaml_loader import YamlError, load_yaml
 
-    A document nested deeper than the cap is refused before libyaml's loader (about 10x faster on
-    a dataset's files) builds it: its composer recurses on the C stack
-    (:func:`~agentrig.boundary.yaml_nesting_line`). What aliases make deep is caught after.
-    """
-    import yaml
-
-    from agentrig.boundary import NESTING_MAX, check_nesting, nesting_message, yaml_nesting_line
-
-    if yaml_nesting_line(text, NESTING_MAX) is not None:
-        raise ProblemError(nesting_message(str(file)))
-    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
     try:
-        data = yaml.load(text, Loader=loader)
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        at = f" at line {mark.line + 1}, column {mark.column + 1}" if mark is not None else ""
-        reason = getattr(exc, "problem", None) or str(exc)
-        raise ProblemError(f"{file}: invalid YAML{at}: {shorten(' '.join(str(reason).split()))}") from None
-    try:
-        return check_nesting(data, str(file))
-    except BoundaryError as exc:
+        return load_yaml(text, str(file))
+    except YamlError as exc:
         raise ProblemError(str(exc)) from None
 
 

@@ -25,16 +25,14 @@ def _is_config_file(value: str) -> bool:
 
 def read_config_file(path: Path) -> dict[str, Any]:
     """The mapping in an agent config file; it must name its agent in ``type``."""
-    import yaml
+    from agentrig.yaml_loader import YamlError, load_yaml
 
     if not path.is_file():
         raise AgentConfigError(f"--agent {path}: no such config file (or pass an agent type, see `agentrig agents list`)")
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        at = f" at line {mark.line + 1}" if mark is not None else ""
-        raise AgentConfigError(f"{path}: invalid YAML{at}: {getattr(exc, 'problem', None) or exc}") from None
+        data = load_yaml(path.read_text(encoding="utf-8"), str(path))
+    except YamlError as exc:
+        raise AgentConfigError(str(exc)) from None
     if not isinstance(data, dict):
         raise AgentConfigError(f"{path}: expected a mapping with a 'type' field naming the agent")
     agent_type = data.get("type")
@@ -82,15 +80,17 @@ def check_key(config_cls: type[BaseModel], key: str) -> None:
 
 def parse_override(text: str) -> tuple[str, Any]:
     """``key=value`` → ``(key, value)`` with the value read as YAML (``5`` is an int)."""
-    import yaml
+    from agentrig.yaml_loader import YamlError, YamlNestingError, load_yaml
 
     key, sep, raw = text.partition("=")
     key = key.strip()
     if not sep or not key or any(not p for p in key.split(".")):
         raise AgentConfigError(f"-c {text}: expected key=value (dotted keys reach nested fields: cost_limits.step_limit=10)")
     try:
-        value = yaml.safe_load(raw) if raw.strip() else ""
-    except yaml.YAMLError:
+        value = load_yaml(raw, f"-c {key}") if raw.strip() else ""
+    except YamlNestingError as exc:
+        raise AgentConfigError(str(exc)) from None
+    except YamlError:
         value = raw  # not YAML: take the text as it is
     return key, value
 

@@ -349,7 +349,7 @@ def read_task_yaml(path: Path) -> TerminalBenchTaskConfig:
 
     text = _read(path)
     try:
-        data = parse_yaml(text, path)  # nesting checked before libyaml builds it, as for problem.yaml
+        data = parse_yaml(text, path)  # nesting counted before it is built, as for problem.yaml
     except ProblemError as exc:
         raise TaskConfigError(str(exc)) from None
     if not isinstance(data, dict):

@@ -288,7 +288,8 @@ def solution_command(task: HarborTask, checkpoint: Checkpoint | None = None) -> 
 def solution_bundle(task: HarborTask, staging: Path, checkpoint: Checkpoint | None = None) -> Path:
     """The directory uploaded to ``/solution``: ``solution/`` (a step's own ``steps/<name>/solution/``),
     or the Terminal-Bench script (a ``solution.yaml``'s commands written out as ``solve.sh``)."""
-    import yaml
+    from agentrig.boundary import BoundaryError, read_problem_text
+    from agentrig.yaml_loader import YamlError, load_yaml
 
     solution = task.solution_for(checkpoint)
     if solution is not None and task.step(checkpoint) is not None:
@@ -299,7 +300,11 @@ def solution_bundle(task: HarborTask, staging: Path, checkpoint: Checkpoint | No
     source = task.path / task.solution_script
     if source.suffix == ".yaml":
         try:
-            steps = [SolutionCommand.model_validate(item) for item in yaml.safe_load(source.read_text(encoding="utf-8")) or []]
+            document = load_yaml(read_problem_text(source, "solution file"), str(source))
+        except (YamlError, BoundaryError) as exc:
+            raise ValueError(str(exc)) from None
+        try:
+            steps = [SolutionCommand.model_validate(item) for item in document or []]
         except Exception as exc:
             raise ValueError(f"{source}: expected a list of {{command: ...}} entries ({' '.join(str(exc).split())[:200]})") from None
         (staging / "solve.sh").write_text("#!/bin/bash\n" + "".join(step.command.rstrip("\n") + "\n" for step in steps))

@@ -93,17 +93,16 @@ def sample_problem_path(name: str) -> Path:
 
 def load_sample_problem(name: str) -> SampleProblem:
     """Load sample problem ``name`` with its solutions; checks that both files agree."""
-    import yaml
-
     from agentrig.run.problems import load_problem
+    from agentrig.yaml_loader import YamlError, load_yaml
 
     path = sample_problem_path(name)
     problem = load_problem(path)
     file = path / SAMPLE_FILE
     try:
-        sample = _SampleFile.model_validate(yaml.safe_load(file.read_text(encoding="utf-8")))
-    except yaml.YAMLError as exc:
-        raise SampleError(f"{file}: invalid YAML: {' '.join(str(exc).split())}") from None
+        sample = _SampleFile.model_validate(load_yaml(file.read_text(encoding="utf-8"), str(file)))
+    except YamlError as exc:
+        raise SampleError(str(exc)) from None
     except ValidationError as exc:
         first = exc.errors()[0]
         where = ".".join(str(part) for part in first["loc"]) or "(top level)"
