@@ -14,6 +14,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from agentrig.agents.bundles import BundleRecipe, BundleSource
 from agentrig.agents.cli_agent import CliAgent, CliLaunch
 from agentrig.errors import AgentSetupError, AgentStepError
 from agentrig_opencode.command import (
@@ -54,6 +55,17 @@ class OpenCodeAgent(CliAgent):
     agent_type = "opencode"
     cli_name = "OpenCode CLI"
     npm_package = "opencode-ai"
+    #: The bundle run in a task's own container: OpenCode's native build for the container's C library.
+    bundle_recipe = BundleRecipe(
+        cli="opencode",
+        sources={
+            f"linux-{arch}-{libc}": BundleSource(
+                package=f"opencode-linux-{arch}{'-musl' if libc == 'musl' else ''}@{{version}}", entry="bin/opencode"
+            )
+            for arch in ("x64", "arm64")
+            for libc in ("glibc", "musl")
+        },
+    )
     #: Node.js the CLI needs when its package.json names no ``engines.node``: the pinned 1.18.33 is a native
     #: executable (not checked).
     node_fallback = "18"
