@@ -6,7 +6,9 @@ run in the task's image (busybox: no C library loader)."""
 
 from __future__ import annotations
 
+import json
 import os
+import shlex
 import shutil
 import subprocess
 import sys
@@ -33,15 +35,25 @@ class CliAgentCase(NamedTuple):
 
     def script(self, server: Any, command: str) -> None:
         """Queue on ``server`` a reply running ``command`` with the CLI's shell tool, then a closing reply."""
-        tool = {"claude_code": "Bash"}[self.agent]
-        server.add_reply("On it.", tool_calls=[{"name": tool, "arguments": {"command": command}}])
+        call = {
+            "claude_code": {"name": "Bash", "arguments": {"command": command}},
+            "codex": {"name": "exec_command", "arguments": {"cmd": command}},
+            "opencode": {"name": "bash", "arguments": {"command": command, "description": "run it"}},
+            "gemini_cli": {"name": "run_shell_command", "arguments": {"command": command}},
+        }[self.agent]
+        server.add_reply("On it.", tool_calls=[call])
         server.add_reply("Done.")
 
 
 CASES = {
     "claude_code": CliAgentCase("claude_code", "anthropic/claude-sonnet-4-5", "ANTHROPIC_API_KEY", "fake_anthropic_server", "claude_cli"),
+    "codex": CliAgentCase("codex", "openai/gpt-5", "OPENAI_API_KEY", "fake_openai_server", "codex_cli"),
+    "opencode": CliAgentCase("opencode", "openai/gpt-5", "OPENAI_API_KEY", "fake_openai_server", "opencode_cli"),
+    "gemini_cli": CliAgentCase("gemini_cli", "gemini/gemini-2.5-pro", "GEMINI_API_KEY", "fake_gemini_server", "gemini_cli"),
 }
 API_KEY = "sk-test-bundle-secret-0123456789"
+#: Each agent's tests, marked as needing its CLI.
+AGENTS = [pytest.param(name, marks=getattr(pytest.mark, case.marker)) for name, case in sorted(CASES.items())]
 
 
 @pytest.fixture(scope="session")
@@ -82,7 +94,7 @@ def _lines(out: Path) -> list[CheckpointResultLine]:
     return [CheckpointResultLine.model_validate_json(x) for x in (out / "results.jsonl").read_text().splitlines()]
 
 
-@pytest.mark.parametrize("agent", sorted(CASES))
+@pytest.mark.parametrize("agent", AGENTS)
 def test_cli_agent_solves_a_harbor_task_in_plain_debian(
     agent: str, tmp_path: Path, request: pytest.FixtureRequest, debian_test_image: str, bundles_root: Path,
     docker_engine: Any,
@@ -110,6 +122,7 @@ def test_cli_agent_solves_a_harbor_task_in_plain_debian(
     assert again.returncode == 0 and "preparing" not in again.stderr, again.stderr
 
 
+@pytest.mark.claude_cli
 def test_bundle_that_cannot_run_in_the_image_is_one_line_and_no_run_directory(
     tmp_path: Path, fake_anthropic_server: Any, docker_test_image: str, bundles_root: Path
 ) -> None:
@@ -122,3 +135,127 @@ def test_bundle_that_cannot_run_in_the_image_is_one_line_and_no_run_directory(
     assert "without glibc's or musl's dynamic loader" in line and "-c bundle=PATH" in line
     assert not (tmp_path / "run").exists()
     assert fake_anthropic_server.model_requests == []
+
+
+def _heredoc(script: Path) -> str:
+    """A shell command running ``script``'s text with bash (the task's files are not in its container)."""
+    return f"bash <<'AGENTRIG_SCRIPT'\n{script.read_text()}\nAGENTRIG_SCRIPT"
+
+
+@pytest.mark.parametrize("agent", AGENTS)
+def test_cli_agent_solves_a_terminal_bench_task(
+    agent: str, tmp_path: Path, request: pytest.FixtureRequest, debian_test_image: str, bundles_root: Path
+) -> None:
+    case = CASES[agent]
+    server = request.getfixturevalue(case.server_fixture)
+    task = _task(tmp_path / "tasks", FIXTURES / "harbor-tasks" / "tb-reverse", debian_test_image)
+    case.script(server, "tac lines.txt > reversed.txt && pwd > where.txt")
+    result = _run(case, tmp_path, server, bundles_root, task)
+    assert result.returncode == 0, result.stdout + result.stderr
+    (line,) = _lines(tmp_path / "run")
+    assert line.status == "passed" and line.steps == 2
+    (where,) = (tmp_path / "run" / "tb-reverse").glob("*/snapshot/files/where.txt")
+    assert where.read_text().strip() == "/app"  # Terminal-Bench's working directory, the image's WORKDIR
+
+
+@pytest.mark.parametrize("agent", AGENTS)
+def test_cli_agent_solves_every_step_of_a_multi_step_task(
+    agent: str, tmp_path: Path, request: pytest.FixtureRequest, debian_test_image: str, bundles_root: Path
+) -> None:
+    case = CASES[agent]
+    server = request.getfixturevalue(case.server_fixture)
+    task = _task(tmp_path / "tasks", FIXTURES / "harbor-steps" / "line-counter", debian_test_image)
+    for script in ("steps/create/solution/solve.sh", "steps/configure/solution/solve.sh", "solution/solve.sh"):
+        case.script(server, _heredoc(task / script))
+    result = _run(case, tmp_path, server, bundles_root, task)
+    assert result.returncode == 0, result.stdout + result.stderr
+    lines = _lines(tmp_path / "run")
+    assert [(line.checkpoint, line.status) for line in lines] == [
+        ("create", "passed"), ("configure", "passed"), ("document", "passed")
+    ]
+    assert len(server.model_requests) == 6  # two calls a step, in the same container and the same bundle
+
+
+SERVERS = {
+    "fake_anthropic_server": "agentrig.testing.fake_anthropic:FakeAnthropicServer",
+    "fake_openai_server": "agentrig.testing.fake_openai:FakeOpenAIServer",
+    "fake_gemini_server": "agentrig.testing.fake_gemini:FakeGeminiServer",
+}
+
+
+@pytest.mark.parametrize("agent", AGENTS)
+def test_cli_agent_solves_a_compose_task_in_its_main_service(
+    agent: str, tmp_path: Path, node_test_image: str, bundles_root: Path, docker_engine: Any
+) -> None:
+    """The agent runs in the project's ``main`` container, on the project's network (where ``kv`` is), and
+    reaches its model on the host's own address (a fake server bound there, not on loopback)."""
+    from agentrig.specs import import_object
+    from agentrig.testing.fake_server import host_address
+
+    case = CASES[agent]
+    server = import_object(SERVERS[case.server_fixture])()
+    server.bind_host = host_address()
+    task = _task(tmp_path / "tasks", FIXTURES / "harbor-compose" / "kv-store", node_test_image)
+    store = (
+        "exec 3<>/dev/tcp/kv/6380; echo 'SET answer 42' >&3; read -r ok <&3; "
+        "echo 'GET answer' >&3; read -r v <&3; echo \"$v\" > answer.txt"
+    )
+    case.script(server, f"bash -c {shlex.quote(store)}")
+    with server:
+        env = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "OPENAI_", "GEMINI_", "AGENTRIG_"))}
+        env.update({case.key_env: API_KEY, "AGENTRIG_BUNDLES_DIR": str(bundles_root)})
+        result = subprocess.run(
+            [str(Path(sys.executable).with_name("agentrig")), "run", str(task), "--agent", case.agent, "--model", case.model,
+             "--runtime", "docker", "-c", f"base_url={server.base_url}", "--output", str(tmp_path / "run")],
+            env=env, capture_output=True, text=True, timeout=600, cwd=tmp_path,
+        )
+    assert result.returncode == 0, result.stdout + result.stderr
+    (line,) = _lines(tmp_path / "run")
+    assert line.status == "passed" and line.steps == 2
+    assert (tmp_path / "run" / "kv-store" / "task" / "snapshot" / "files" / "answer.txt").read_text() == "42\n"
+
+
+def _native_problem(root: Path) -> Path:
+    """A problem of agentrig's own format (no image of its own): make done.txt."""
+    problem = root / "touch"
+    (problem / "tests").mkdir(parents=True)
+    (problem / "task.md").write_text("Create done.txt containing ok.\n")
+    (problem / "tests" / "check.sh").write_text('test "$(cat done.txt)" = ok\n')
+    (problem / "problem.yaml").write_text("name: touch\ncheckpoints:\n  - name: make\n    prompt: task.md\n    test: sh tests/check.sh\n")
+    return problem
+
+
+@pytest.mark.claude_cli
+def test_a_native_problem_runs_the_bundle_in_the_given_image_and_a_bundle_of_one_s_own(
+    tmp_path: Path, fake_anthropic_server: Any, debian_test_image: str, bundles_root: Path
+) -> None:
+    """``--image`` with ``-c docker_template=``: the bundle in that image (no agent image built); ``-c bundle=PATH``:
+    one's own bundle (here a hard-linked copy of the prepared one) bound in its place."""
+    case = CASES["claude_code"]
+    server = fake_anthropic_server
+    problem = _native_problem(tmp_path / "problems")
+    case.script(server, "echo ok > done.txt")
+    result = _run(case, tmp_path, server, bundles_root, problem, "--image", debian_test_image, "-c", "docker_template=")
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "building agent image" not in result.stderr
+    (line,) = _lines(tmp_path / "run")
+    assert line.status == "passed"
+    run = json.loads((tmp_path / "run" / "run.json").read_text())
+    assert run["identity"]["runtime"]["agent_image"] is None
+    (mount,) = run["identity"]["runtime"]["options"]["mounts"]
+    assert mount["target"] == "/opt/agentrig/agents/claude_code-2.1.330" and mount["read_only"] is True
+
+    prepared = next((bundles_root / "claude_code-2.1.330").glob("linux-x64-*"))
+    own = tmp_path / "my-bundle"
+    shutil.copytree(prepared, own, symlinks=True, copy_function=os.link)
+    shutil.rmtree(tmp_path / "run")
+    case.script(server, "echo ok > done.txt")
+    result = _run(case, tmp_path, server, bundles_root, problem, "--image", debian_test_image, "-c", f"bundle={own}")
+    assert result.returncode == 0, result.stdout + result.stderr
+    launch = json.loads(next((tmp_path / "run" / "touch" / "make" / "agent").glob("*_launch.json")).read_text())
+    assert launch["argv"][0] == "/opt/agentrig/agents/claude_code-own/bin/claude"
+    missing = _run(case, tmp_path, server, bundles_root, problem, "--image", debian_test_image, "-c", f"bundle={tmp_path}",
+                   "--output", str(tmp_path / "other"))
+    assert missing.returncode == 2 and missing.stderr.strip().splitlines() == [
+        f"agentrig: error: -c bundle={tmp_path}: no executable bin/claude in it"
+    ]

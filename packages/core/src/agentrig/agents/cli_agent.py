@@ -302,6 +302,8 @@ class CliAgent(Agent):
         except bundles.BundleError as exc:
             raise AgentSetupError(str(exc)) from None
         self._binary = f"{where}/{chosen}/{bundles.launcher(recipe.cli)}"
+        if recipe.tools:  # the commands the CLI looks for on PATH (it would download them otherwise)
+            self._env["PATH"] = f"{where}/{chosen}/bin:{self._env.get('PATH') or platform.path}"
 
     # -- a checkpoint -------------------------------------------------------------
 
