@@ -67,7 +67,11 @@ class OpenCodeAgent(CliAgent):
         },
         # OpenCode downloads ripgrep from GitHub when `rg` is not on PATH: the static musl rg that Codex's
         # pinned npm package ships goes in the bundle instead
-        tools=[BundleTool(name="rg", package="@openai/codex@0.169.0-linux-{arch}", entry="vendor/{triple}-unknown-linux-musl/codex-path/rg")],
+        tools=[
+            BundleTool(
+                name="rg", package="@openai/codex@0.169.0-linux-{arch}", entry="vendor/{triple}-unknown-linux-musl/codex-path/rg"
+            )
+        ],
     )
     #: Node.js the CLI needs when its package.json names no ``engines.node``: the pinned 1.18.33 is a native
     #: executable (not checked).
