@@ -19,7 +19,10 @@ import pytest
 
 from agentrig.run.records import CheckpointResultLine
 
-pytestmark = [pytest.mark.docker, pytest.mark.xdist_group("cli_bundles")]
+# a CLI's first start in a fresh home (its state, its database) takes long on a loaded machine: the tasks' own
+# agent time limits (60-120 s) would make these tests about the machine's load, so the runs give the agent 15 minutes
+pytestmark = [pytest.mark.docker, pytest.mark.xdist_group("cli_bundles"), pytest.mark.timeout(3600)]
+TIME_LIMIT = ["-c", "cost_limits.time_limit=900"]
 
 FIXTURES = Path(__file__).parent / "fixtures"
 
@@ -85,8 +88,8 @@ def _run(case: CliAgentCase, tmp_path: Path, server: Any, bundles: Path, task: P
     return subprocess.run(
         [str(Path(sys.executable).with_name("agentrig")), "run", str(task), "--agent", case.agent, "--model", case.model,
          "--runtime", "docker", "-c", "runtime.network=host", "-c", f"base_url={server.base_url}",
-         "--output", str(tmp_path / "run"), *extra],
-        env=env, capture_output=True, text=True, timeout=600, cwd=tmp_path,
+         "--output", str(tmp_path / "run"), *TIME_LIMIT, *extra],
+        env=env, capture_output=True, text=True, timeout=1800, cwd=tmp_path,
     )
 
 
@@ -138,8 +141,11 @@ def test_bundle_that_cannot_run_in_the_image_is_one_line_and_no_run_directory(
 
 
 def _heredoc(script: Path) -> str:
-    """A shell command running ``script``'s text with bash (the task's files are not in its container)."""
-    return f"bash <<'AGENTRIG_SCRIPT'\n{script.read_text()}\nAGENTRIG_SCRIPT"
+    """A shell command running ``script``'s text with bash (the task's files are not in its container), encoded:
+    Gemini CLI refuses a command holding a command substitution (``$(...)``), even in a quoted here-document."""
+    import base64
+
+    return f"echo {base64.b64encode(script.read_bytes()).decode()} | base64 -d | bash"
 
 
 @pytest.mark.parametrize("agent", AGENTS)
@@ -206,8 +212,8 @@ def test_cli_agent_solves_a_compose_task_in_its_main_service(
         env.update({case.key_env: API_KEY, "AGENTRIG_BUNDLES_DIR": str(bundles_root)})
         result = subprocess.run(
             [str(Path(sys.executable).with_name("agentrig")), "run", str(task), "--agent", case.agent, "--model", case.model,
-             "--runtime", "docker", "-c", f"base_url={server.base_url}", "--output", str(tmp_path / "run")],
-            env=env, capture_output=True, text=True, timeout=600, cwd=tmp_path,
+             "--runtime", "docker", "-c", f"base_url={server.base_url}", "--output", str(tmp_path / "run"), *TIME_LIMIT],
+            env=env, capture_output=True, text=True, timeout=1800, cwd=tmp_path,
         )
     assert result.returncode == 0, result.stdout + result.stderr
     (line,) = _lines(tmp_path / "run")

@@ -135,3 +135,19 @@ def test_the_cache_lives_under_the_user_cache_unless_moved(tmp_path: Path, monke
     monkeypatch.setenv(bundles.BUNDLES_DIR_ENV, str(tmp_path / "elsewhere"))
     assert bundles.bundles_dir() == tmp_path / "elsewhere"
     assert bundles.container_dir("codex", "0.169.0") == "/opt/agentrig/agents/codex-0.169.0"
+
+
+@needs_npm
+def test_a_tool_the_cli_needs_goes_on_the_bundle_s_path_and_a_changed_recipe_remakes_it(tmp_path: Path) -> None:
+    cli = _package(tmp_path / "src", "tool-pkg", {"tool": "#!/bin/sh\nrg --version\n"})
+    rg = _package(tmp_path / "src", "rg-pkg", {"vendor/x86_64/rg": "#!/bin/sh\necho rg 15\n"})
+    plain = BundleRecipe(cli="tool", sources={"linux-x64-glibc": BundleSource(package=str(cli), entry="tool")})
+    cache = tmp_path / "cache"
+    first = bundles.prepare_bundle("tool_agent", "1.0.0", "linux-x64-glibc", plain, root=cache)
+    assert not (first / "bin" / "rg").exists()
+    with_rg = plain.model_copy(update={"tools": [bundles.BundleTool(name="rg", package=str(rg), entry="vendor/{triple}/rg")]})
+    path = bundles.prepare_bundle("tool_agent", "1.0.0", "linux-x64-glibc", with_rg, root=cache)
+    assert path == first and (path / "bin" / "rg").is_symlink()  # the cached bundle lacked the tool: made again
+    ran = subprocess.run([path / "bin" / "tool"], capture_output=True, text=True, env={"PATH": f"{path}/bin:/usr/bin:/bin"})
+    assert ran.stdout == "rg 15\n"
+    assert bundles.BundleManifest.model_validate_json((path / bundles.MANIFEST).read_text()).packages == [str(cli), str(rg)]
