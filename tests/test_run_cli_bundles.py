@@ -55,6 +55,8 @@ CASES = {
     "gemini_cli": CliAgentCase("gemini_cli", "gemini/gemini-2.5-pro", "GEMINI_API_KEY", "fake_gemini_server", "gemini_cli"),
 }
 API_KEY = "sk-test-bundle-secret-0123456789"
+#: The launch record's field naming the CLI session a checkpoint continued (claude_code, gemini_cli; codex; opencode).
+RESUMED_FIELDS = ("resumed_session", "resumed_thread", "continued_session")
 #: Each agent's tests, marked as needing its CLI.
 AGENTS = [pytest.param(name, marks=getattr(pytest.mark, case.marker)) for name, case in sorted(CASES.items())]
 
@@ -180,6 +182,11 @@ def test_cli_agent_solves_every_step_of_a_multi_step_task(
         ("create", "passed"), ("configure", "passed"), ("document", "passed")
     ]
     assert len(server.model_requests) == 6  # two calls a step, in the same container and the same bundle
+    # the CLI's session goes on from step to step (--keep-context): each later step resumes the one before
+    for step in ("configure", "document"):
+        launch = json.loads(next((tmp_path / "run" / "line-counter" / step / "agent").glob("*_launch.json")).read_text())
+        resumed = {key: value for key, value in launch.items() if key in RESUMED_FIELDS}
+        assert len(resumed) == 1 and all(resumed.values()), (step, launch)
 
 
 SERVERS = {

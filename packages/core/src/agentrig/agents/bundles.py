@@ -209,10 +209,17 @@ def prepare_bundle(agent: str, version: str, platform: str, recipe: BundleRecipe
         for tool in recipe.tools:
             names = {"arch": arch, "triple": _TRIPLES[arch]}
             tool_package = tool.package.format(**names)
-            _unpack(tool_package, staging, f"tools/{tool.name}")
+            _unpack(tool_package, staging, f".tool-{tool.name}")
+            entry = tool.entry.format(**names)
+            kept = staging / "tools" / tool.name
+            kept.mkdir(parents=True)
+            if not (staging / f".tool-{tool.name}" / entry).is_file():
+                raise BundleError(f"{tool_package} has no {entry} (the {tool.name} of agent '{agent}''s bundle)")
+            os.rename(staging / f".tool-{tool.name}" / entry, kept / PurePosixPath(entry).name)  # the rest is not needed
+            shutil.rmtree(staging / f".tool-{tool.name}")
             specs.append(tool_package)
             (staging / "bin").mkdir(exist_ok=True)
-            (staging / launcher(tool.name)).symlink_to(PurePosixPath("..") / "tools" / tool.name / tool.entry.format(**names))
+            (staging / launcher(tool.name)).symlink_to(PurePosixPath("..") / "tools" / tool.name / PurePosixPath(entry).name)
         _write_launcher(staging, recipe.cli, argv)
         manifest = BundleManifest(agent=agent, version=version, platform=platform, cli=recipe.cli, packages=specs, node=recipe.node)
         (staging / MANIFEST).write_text(manifest.model_dump_json(indent=2) + "\n", encoding="utf-8")
