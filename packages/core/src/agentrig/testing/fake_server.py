@@ -182,7 +182,7 @@ def host_address() -> str:
     import socket
 
     with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe:
-        probe.connect(("192.0.2.255", 9))
+        probe.connect(("198.51.100.1", 9))  # TEST-NET-2: routed by the default route, never a broadcast
         return str(probe.getsockname()[0])
 
 
