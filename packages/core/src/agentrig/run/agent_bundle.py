@@ -96,6 +96,17 @@ def probe_image(agent: str, image: str) -> ContainerPlatform:
         client.close()
 
 
+def _owner_labels() -> dict[str, str]:
+    """The labels that let the next docker runtime's sweep remove a probe container this process left (killed)."""
+    import socket
+
+    from agentrig.runtime.owners import LABEL, LABEL_HOST, LABEL_PID, LABEL_START
+    from agentrig.runtime.proctree import process_start_time
+
+    pid = os.getpid()
+    return {LABEL: "1", LABEL_HOST: socket.gethostname(), LABEL_PID: str(pid), LABEL_START: process_start_time(pid)}
+
+
 def _run_probe(client: docker.DockerClient, agent: str, image: str) -> str:
     import docker.errors
 
@@ -103,7 +114,7 @@ def _run_probe(client: docker.DockerClient, agent: str, image: str) -> str:
 
     try:
         container = client.containers.create(
-            image, entrypoint=bundles.probe_command(), network_mode="none", user="0:0", labels={"agentrig": "1"}
+            image, entrypoint=bundles.probe_command(), network_mode="none", user="0:0", labels=_owner_labels()
         )
     except docker.errors.ImageNotFound:
         raise AgentBundleError(
