@@ -272,3 +272,21 @@ def test_a_native_problem_runs_the_bundle_in_the_given_image_and_a_bundle_of_one
     assert missing.returncode == 2 and missing.stderr.strip().splitlines() == [
         f"agentrig: error: -c bundle={tmp_path}: no executable bin/claude in it"
     ]
+
+
+@pytest.mark.claude_cli
+def test_a_time_limit_kills_the_cli_s_process_tree_in_the_task_s_container(
+    tmp_path: Path, fake_anthropic_server: Any, debian_test_image: str, bundles_root: Path
+) -> None:
+    from agentrig.testing.cli_agents import live_processes
+
+    case = CASES["claude_code"]
+    tag = f"agentrig-sleeper-{os.getpid()}-{tmp_path.name}"
+    task = _task(tmp_path / "tasks", FIXTURES / "harbor-tasks" / "greeting", debian_test_image)
+    case.script(fake_anthropic_server, f"bash -c 'tail -f /dev/null; echo late > late.txt' {tag}")
+    result = _run(case, tmp_path, fake_anthropic_server, bundles_root, task, "-c", "cost_limits.time_limit=40")
+    assert result.returncode == 1, result.stdout + result.stderr
+    (line,) = _lines(tmp_path / "run")
+    assert line.stop_reason == "time_limit"
+    assert live_processes(tag) == []  # the CLI and the command it ran, in the container, are gone
+    assert not (tmp_path / "run" / "greeting" / "task" / "snapshot" / "files" / "late.txt").exists()
