@@ -4,7 +4,10 @@
 # Docker Hub. debootstrap makes a minimal bookworm root filesystem with nodejs,
 # npm and ca-certificates from the Debian mirror apt already uses (plus the
 # CAs added on this host, so npm behind an intercepting proxy works as on the
-# host), and `docker import` turns it into an image. Skipped when the image exists.
+# host), and `docker import` turns it into an image. The minbase root is imported
+# first, before Node.js goes in, as the plain Debian image (DEBIAN_IMAGE, default
+# agentrig-test/debian:bookworm: a task image with no Node.js and no agent CLI, which
+# the CLI agents' bundles run in): one debootstrap for both. Skipped when both exist.
 #
 #   .ci/build-node-image.sh [--force] [IMAGE]   (default: agentrig-test/node:bookworm)
 #
@@ -16,14 +19,16 @@ set -eu
 FORCE=""
 if [ "${1:-}" = "--force" ]; then FORCE=1; shift; fi
 IMAGE="${1:-${AGENTRIG_TEST_NODE_IMAGE:-agentrig-test/node:bookworm}}"
+PLAIN_IMAGE="${DEBIAN_IMAGE:-${AGENTRIG_TEST_DEBIAN_IMAGE:-agentrig-test/debian:bookworm}}"
 SUITE=bookworm
 
 fail() { echo "build-node-image: $*" >&2; exit 1; }
 
 command -v docker >/dev/null || fail "no docker CLI: apt-get install -y --no-install-recommends docker.io"
 docker info >/dev/null 2>&1 || fail "no Docker engine answers: start it (dockerd --iptables=false --bridge=none &)"
-if [ -z "$FORCE" ] && docker image inspect "$IMAGE" >/dev/null 2>&1; then
-    echo "$IMAGE (exists; --force rebuilds it)"
+has() { docker image inspect "$1" >/dev/null 2>&1; }
+if [ -z "$FORCE" ] && has "$IMAGE" && has "$PLAIN_IMAGE"; then
+    echo "$IMAGE, $PLAIN_IMAGE (exist; --force rebuilds them)"
     exit 0
 fi
 [ "$(id -u)" = 0 ] || fail "debootstrap needs root: run it with sudo"
@@ -47,6 +52,23 @@ trap 'exit 130' INT TERM
 if ! debootstrap --variant=minbase "$SUITE" "$ROOT" "$MIRROR" > "$LOG" 2>&1; then
     tail -20 "$LOG" >&2
     fail "debootstrap $SUITE from $MIRROR failed (last lines above)"
+fi
+# the plain image: the minbase root as it is (no package caches or lists), before Node.js goes in
+if [ -n "$FORCE" ] || ! has "$PLAIN_IMAGE"; then
+    mkdir -p "$ROOT/workspace"
+    chmod 1777 "$ROOT/tmp"
+    tar --numeric-owner -C "$ROOT" --exclude='./var/cache/apt/archives/*.deb' --exclude='./var/lib/apt/lists/*' -c . \
+        | docker import \
+        -c 'ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin' \
+        -c 'ENV LANG=C.UTF-8' \
+        -c 'WORKDIR /workspace' \
+        -c 'CMD ["/bin/bash"]' \
+        -m "agentrig test image: Debian $SUITE minbase, no Node.js (debootstrap)" \
+        - "$PLAIN_IMAGE" > /dev/null
+    echo "$PLAIN_IMAGE"
+fi
+if [ -z "$FORCE" ] && has "$IMAGE"; then
+    exit 0
 fi
 cp /etc/resolv.conf "$ROOT/etc/resolv.conf"  # name resolution for apt in the chroot; emptied below
 # The CAs this host's admin added (e.g. an egress proxy's) so npm in the image

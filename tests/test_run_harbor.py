@@ -243,14 +243,17 @@ def _time_limit_message(out: Path) -> str:
     return steps[-1].message
 
 
-def test_an_agent_with_its_own_image_is_refused_on_tasks_that_bring_theirs(tmp_path: Path, fake_openai_server) -> None:
+def test_an_agent_with_its_own_image_and_no_bundle_is_refused_on_tasks_that_bring_theirs(tmp_path: Path, fake_openai_server) -> None:
+    """An agent whose config has a docker_template and whose class has no bundle (the CLI agents have one:
+    tests/test_run_cli_bundles.py) cannot run in a task's image: one line, nothing made."""
+    config = tmp_path / "agent.yaml"
+    config.write_text(json.dumps({"type": "scripted", "version": "1", "docker_template": "FROM {{ base_image }}\n"}))
     out = tmp_path / "run"
-    proc = _agentrig(tmp_path, fake_openai_server, "run", str(FIXTURES), "--agent", "claude_code", *MODEL,
+    proc = _agentrig(tmp_path, fake_openai_server, "run", str(FIXTURES), "--agent", str(config), *MODEL,
                      "--runtime", "docker", "--output", str(out))
     assert proc.returncode == 2 and "Traceback" not in proc.stderr
     assert proc.stderr.strip().splitlines() == [
-        ("agentrig: error: agent 'claude_code' runs in its own image (docker_template), which is not built over the "
-        "images harbor, terminal-bench problems bring yet: pick an agent without one (-c docker_template= if its "
-        "tool is already in the task's image)")
+        ("agentrig: error: agent 'scripted' runs in its own image (docker_template), which is not built over the "
+        "images harbor, terminal-bench problems bring: pick an agent that has a bundle or runs in any image")
     ]
     assert not out.exists()

@@ -13,6 +13,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from agentrig.agents.bundles import BundleRecipe, BundleSource
 from agentrig.agents.cli_agent import (
     ARTIFACT_SESSION as ARTIFACT_SESSION,
     ARTIFACT_STDERR as ARTIFACT_STDERR,
@@ -56,6 +57,17 @@ class ClaudeCodeAgent(CliAgent):
     agent_type = "claude_code"
     cli_name = "Claude Code CLI"
     npm_package = "@anthropic-ai/claude-code"
+    #: The bundle run in a task's own container: Claude Code's native build for the container's C library.
+    bundle_recipe = BundleRecipe(
+        cli="claude",
+        sources={
+            f"linux-{arch}-{libc}": BundleSource(
+                package=f"@anthropic-ai/claude-code-linux-{arch}{'-musl' if libc == 'musl' else ''}@{{version}}", entry="claude"
+            )
+            for arch in ("x64", "arm64")
+            for libc in ("glibc", "musl")
+        },
+    )
     #: Node.js the CLI needs when its package.json names no ``engines.node``: the pinned 2.1.330 is a native
     #: executable (not checked); the releases that ran on Node asked for >=18.
     node_fallback = "18"

@@ -13,6 +13,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from agentrig.agents.bundles import BundleRecipe, BundleSource
 from agentrig.agents.cli_agent import (
     ARTIFACT_SESSION as ARTIFACT_SESSION,
     ARTIFACT_STDERR as ARTIFACT_STDERR,
@@ -51,6 +52,16 @@ class CodexAgent(CliAgent):
     agent_type = "codex"
     cli_name = "Codex CLI"
     npm_package = "@openai/codex"
+    #: The bundle run in a task's own container: Codex's static musl build, which runs in any container of its architecture.
+    bundle_recipe = BundleRecipe(
+        cli="codex",
+        sources={
+            f"linux-{arch}-static": BundleSource(
+                package=f"@openai/codex@{{version}}-linux-{arch}", entry=f"vendor/{triple}-unknown-linux-musl/bin/codex"
+            )
+            for arch, triple in (("x64", "x86_64"), ("arm64", "aarch64"))
+        },
+    )
     #: Node.js the CLI needs when its package.json names no ``engines.node`` (@openai/codex 0.169.0 says >=16).
     node_fallback = "16"
     config_class = CodexConfig

@@ -14,6 +14,7 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from agentrig.agents.bundles import BundleRecipe, BundleSource
 from agentrig.agents.cli_agent import CliAgent, CliLaunch
 from agentrig.errors import AgentSetupError, AgentStepError
 from agentrig_gemini_cli.command import GeminiSettings, build_argv, build_env, thinking_config
@@ -36,6 +37,10 @@ ARTIFACT_LAUNCH = "gemini_launch.json"
 ARTIFACT_SETTINGS = "gemini_settings.json"
 
 
+#: The Node.js (npm's node-linux-<arch>) the CLI's bundle runs on in a task's container: an LTS it supports (>=20).
+BUNDLE_NODE_VERSION = "22.23.3"
+
+
 class GeminiLaunch(CliLaunch):
     """How a checkpoint's CLI was launched (``gemini_launch.json``; the environment's values are not kept)."""
 
@@ -48,6 +53,16 @@ class GeminiCliAgent(CliAgent):
     agent_type = "gemini_cli"
     cli_name = "Gemini CLI"
     npm_package = "@google/gemini-cli"
+    #: The bundle run in a task's own container: the CLI's JavaScript bundle on Node.js from npm
+    #: (``node-linux-<arch>``, glibc builds only: no musl container).
+    bundle_recipe = BundleRecipe(
+        cli="gemini",
+        sources={
+            f"linux-{arch}-glibc": BundleSource(package="@google/gemini-cli@{version}", entry="bundle/gemini.js")
+            for arch in ("x64", "arm64")
+        },
+        node=BUNDLE_NODE_VERSION,
+    )
     #: Node.js the CLI needs when its package.json names no ``engines.node`` (@google/gemini-cli 0.61.0 says >=20).
     node_fallback = "20"
     config_class = GeminiCliConfig

@@ -14,6 +14,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from agentrig.agents.bundles import BundleRecipe, BundleSource, BundleTool
 from agentrig.agents.cli_agent import CliAgent, CliLaunch
 from agentrig.errors import AgentSetupError, AgentStepError
 from agentrig_opencode.command import (
@@ -54,6 +55,24 @@ class OpenCodeAgent(CliAgent):
     agent_type = "opencode"
     cli_name = "OpenCode CLI"
     npm_package = "opencode-ai"
+    #: The bundle run in a task's own container: OpenCode's native build for the container's C library.
+    bundle_recipe = BundleRecipe(
+        cli="opencode",
+        sources={
+            f"linux-{arch}-{libc}": BundleSource(
+                package=f"opencode-linux-{arch}{'-musl' if libc == 'musl' else ''}@{{version}}", entry="bin/opencode"
+            )
+            for arch in ("x64", "arm64")
+            for libc in ("glibc", "musl")
+        },
+        # OpenCode downloads ripgrep from GitHub when `rg` is not on PATH: the static musl rg that Codex's
+        # pinned npm package ships goes in the bundle instead
+        tools=[
+            BundleTool(
+                name="rg", package="@openai/codex@0.169.0-linux-{arch}", entry="vendor/{triple}-unknown-linux-musl/codex-path/rg"
+            )
+        ],
+    )
     #: Node.js the CLI needs when its package.json names no ``engines.node``: the pinned 1.18.33 is a native
     #: executable (not checked).
     node_fallback = "18"

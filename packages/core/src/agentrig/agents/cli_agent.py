@@ -28,6 +28,7 @@ from agentrig.errors import AgentLimitError, AgentSetupError, AgentStepError
 from agentrig.scratch import temp_dir
 
 if TYPE_CHECKING:
+    from agentrig.agents.bundles import BundleRecipe
     from agentrig.agents.cli_config import CliAgentConfig
     from agentrig.agents.cli_log import LogTail
     from agentrig.agents.mcp import McpHttpServer, McpStdioServer
@@ -98,6 +99,9 @@ class CliAgent(Agent):
     #: The lowest Node.js the CLI runs on when it is a Node script whose package.json names no
     #: ``engines.node`` (:mod:`agentrig.agents.node_requirement`); an agent's README documents its own.
     node_fallback: ClassVar[str] = "18"
+    #: How the agent's bundle is made (:mod:`agentrig.agents.bundles`): the CLI run in a task's own container
+    #: (--runtime docker); ``None``: the agent has no bundle.
+    bundle_recipe: ClassVar[BundleRecipe | None] = None
 
     def __init__(
         self,
@@ -245,6 +249,7 @@ class CliAgent(Agent):
         """The version ``<binary> --version`` reports; refuse a CLI that cannot run or is not the pinned one."""
         from agentrig.runtime.interface import Invocation
 
+        self._use_bundle(runtime)
         if runtime.name == "local" and self.runtime_name != "local":  # preflight did not know (a context made by hand)
             environment = {**getattr(runtime, "environment", {}), **self._env}
             self._check_host_node("local", environment.get("PATH"))
@@ -264,6 +269,41 @@ class CliAgent(Agent):
                 "install the pinned version, or set 'version' to the one you have (null accepts any)"
             )
         return found
+
+    def _use_bundle(self, runtime: Runtime) -> None:
+        """Run the agent's bundle where the runtime binds it (the docker runtime's ``mounts``): one's own
+        (``bundle``), else the prepared bundle of the container's platform, probed here and prepared on the
+        host if it is not yet. Nothing when no bundle is bound or the config names a ``binary``."""
+        from agentrig.agents import bundles
+        from agentrig.runtime.interface import Invocation
+
+        recipe = self.bundle_recipe
+        mounts = {m.target: m for m in getattr(getattr(runtime, "config", None), "mounts", None) or []}
+        if recipe is None or self.config.binary is not None or not mounts:
+            return
+        own = bundles.container_dir(str(self.agent_type), bundles.OWN)
+        if own in mounts:
+            self._binary = f"{own}/{bundles.launcher(recipe.cli)}"
+            return
+        where = bundles.container_dir(str(self.agent_type), self.config.version or "")
+        mount = mounts.get(where)
+        if mount is None or not self.config.version:
+            return
+        probe = runtime.exec(Invocation(bundles.probe_command(), timeout=60))
+        image = f"the container of image '{getattr(runtime.config, 'image', '?')}'"  # type: ignore[attr-defined]
+        if probe.exit_code != 0:
+            raise AgentSetupError(bundles.no_shell_message(str(self.agent_type), image, f"exit {probe.exit_code}"))
+        platform = bundles.parse_probe(probe.stdout)
+        chosen = bundles.choose_platform(recipe, platform)
+        if chosen is None:
+            raise AgentSetupError(bundles.unfit_message(str(self.agent_type), image, platform, recipe))
+        try:
+            bundles.prepare_bundle(str(self.agent_type), self.config.version, chosen, recipe, root=Path(mount.source).parent)
+        except bundles.BundleError as exc:
+            raise AgentSetupError(str(exc)) from None
+        self._binary = f"{where}/{chosen}/{bundles.launcher(recipe.cli)}"
+        if recipe.tools:  # the commands the CLI looks for on PATH (it would download them otherwise)
+            self._env["PATH"] = f"{where}/{chosen}/bin:{self._env.get('PATH') or platform.path}"
 
     # -- a checkpoint -------------------------------------------------------------
 

@@ -27,6 +27,11 @@ class CliAgentConfig(AgentConfigBase):
     binary: str | None = Field(
         default=None, description="Path of the CLI's executable (as the runtime sees it); none: its usual name on PATH."
     )
+    bundle: str | None = Field(
+        default=None,
+        description="Host path of an agent bundle of one's own (a directory holding bin/<cli>), bound read-only into "
+        "a task's container (--runtime docker) instead of the bundle agentrig prepares from npm.",
+    )
     stream_parser: str = Field(description="The stream parser (agentrig_stream_parsers) reading the CLI's output.")
     timeout: float | None = Field(default=None, gt=0, description="Wall-clock seconds per checkpoint.")
     idle_timeout: float | None = Field(default=None, gt=0, description="Seconds without output before the CLI is killed.")

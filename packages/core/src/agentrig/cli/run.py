@@ -398,6 +398,7 @@ def run_command(args: argparse.Namespace) -> int:
             f"--thinking {plan.thinking.value}: the catalog says {plan.model.label} does not think; no reasoning options are sent"
         )
     _preflight(plan)
+    plan = _with_bundle(args, plan, config, problems)
     request = RunRequest(
         plan=plan,
         problems=[p.path for p in problems],
@@ -444,15 +445,53 @@ def _check_runtime(
         if not ("'image': Field required" in str(exc) and problems and all(_brings_image(p.format) for p in problems)):
             hint = " (pass --image IMAGE)" if "'image'" in str(exc) else ""
             raise CLIError(f"{exc}{hint}", status=2) from None
-    if getattr(config, "docker_template", None) and args.runtime == "docker":
+    if getattr(config, "docker_template", None) and args.runtime == "docker" and not _runs_bundle(args, config, problems):
         own = sorted({p.format for p in problems if _brings_image(p.format)})
         if own:
             raise CLIError(
                 f"agent '{config.type}' runs in its own image (docker_template), which is not built over the "
-                f"images {', '.join(own)} problems bring yet: pick an agent without one (-c docker_template= "
-                "if its tool is already in the task's image)",
+                f"images {', '.join(own)} problems bring: pick an agent that has a bundle or runs in any image",
                 status=2,
             )
+
+
+def _runs_bundle(args: argparse.Namespace, config: Any, problems: list[Any]) -> bool:
+    """Whether the agent runs its bundle (:mod:`agentrig.run.agent_bundle`) in the problems' own containers:
+    a CLI agent with a bundle, ``--runtime docker``, and problems that bring their image (or no
+    ``docker_template`` over ``--image``: ``-c docker_template=``, or a bundle of one's own)."""
+    from agentrig.run.agent_bundle import recipe_of
+
+    if args.runtime != "docker" or recipe_of(config.type) is None:
+        return False
+    return bool(
+        getattr(config, "bundle", None) or not getattr(config, "docker_template", None)
+        or any(_brings_image(p.format) for p in problems)
+    )
+
+
+def _with_bundle(args: argparse.Namespace, plan: Any, config: Any, problems: list[Any]) -> Any:
+    """``plan`` with the agent's bundle bound into the problems' containers (and no agent image), after
+    checking that it runs in each problem's image and preparing it (:mod:`agentrig.run.agent_bundle`)."""
+    from agentrig.formats.resolve import get_format
+    from agentrig.run.agent_bundle import AgentBundleError, bundle_mount, recipe_of
+    from agentrig.runtime.errors import RuntimeSetupError
+
+    if not _runs_bundle(args, config, problems):
+        return plan
+    recipe = recipe_of(config.type)
+    assert recipe is not None
+    try:
+        images = [get_format(p.format).session_image(p) or args.image for p in problems]
+        mount = bundle_mount(
+            config, recipe, [image for image in images if image],
+            notify=None if args.quiet else lambda message: print(f"agentrig: {message}", file=sys.stderr, flush=True),
+        )
+    except (AgentBundleError, RuntimeSetupError) as exc:
+        raise CLIError(str(exc), status=2) from None
+    options = dict(plan.runtime_options)
+    options["mounts"] = [*options.get("mounts", []), mount]
+    agent_config = {**plan.agent_config, "docker_template": None}
+    return plan.model_copy(update={"runtime_options": options, "agent_config": agent_config})
 
 
 def _identity(args: argparse.Namespace, plan: Any, problems: list[Any], plugin: Any) -> Any:

@@ -219,6 +219,12 @@ class ProblemFormat(ABC):
         cannot run in ``runtime``."""
         return None
 
+    def session_image(self, problem: Problem) -> str | None:
+        """The image ``problem``'s session runs in when the format brings it (a Harbor task's, built now if
+        needed: the later :meth:`prepare_environment` finds it), for the checks before a run; ``None`` (the
+        default): the run's ``--image``. Raise :class:`~agentrig.runtime.errors.RuntimeSetupError` (one line)."""
+        return None
+
     def host_variables(self, problem: Problem) -> list[str]:
         """The host environment variables ``problem``'s own files ask to be given (a Harbor task's
         ``${VAR}`` in ``[verifier] env``); ``agentrig run`` names them once. Default: none."""

@@ -45,7 +45,7 @@ def agent_image_for(
     the base image.
     """
     template = agent_config.get("docker_template")
-    if runtime != IMAGE_RUNTIME or template is None:
+    if runtime != IMAGE_RUNTIME or not template:  # `-c docker_template=`: none
         return None
     agent = str(agent_config.get("type") or "agent")
     if not base_image:

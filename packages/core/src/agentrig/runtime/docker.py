@@ -69,6 +69,16 @@ _HEADER = struct.Struct(">BxxxL")
 _STREAMS: dict[int, StreamName] = {1: "stdout", 2: "stderr"}
 
 
+class BindMount(BaseModel):
+    """A host directory bound into the container (an agent bundle: read-only)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    source: str = Field(pattern=r"^/", description="Absolute path of an existing directory on the engine's host.")
+    target: str = Field(pattern=r"^/.+", description="Absolute path in the container.")
+    read_only: bool = Field(default=True, description="Bind it read-only.")
+
+
 class DockerRuntimeConfig(BaseModel):
     """Options of the ``docker`` runtime (``--image`` sets ``image``)."""
 
@@ -99,6 +109,11 @@ class DockerRuntimeConfig(BaseModel):
     init: bool = Field(default=True, description="Run the container's main process under an init (reaps zombies).")
     max_output: int = Field(default=DEFAULT_MAX_OUTPUT, gt=0, description="Characters of each stream kept in a result.")
     sweep_stale: bool = Field(default=True, description="Remove containers left by crashed agentrig runs on this host.")
+    mounts: list[BindMount] = Field(
+        default_factory=list,
+        description="More host directories bound into the container (set for an agent bundle: "
+        "/opt/agentrig/agents/<agent>-<version>, read-only).",
+    )
     compose: ComposeOptions | None = Field(
         default=None,
         description="Start a Docker Compose project and adopt its `main` container instead of starting one (set by a "
@@ -422,6 +437,8 @@ class DockerRuntime(Runtime):
         volumes = {str(self.workspace): {"bind": self.config.workdir, "mode": "rw"}}
         if self.home_dir is not None:
             volumes[str(self.home_dir)] = {"bind": CONTAINER_HOME, "mode": "rw"}
+        for mount in self.config.mounts:
+            volumes[mount.source] = {"bind": mount.target, "mode": "ro" if mount.read_only else "rw"}
         labels = self._owner_labels()
         limits: dict[str, Any] = {}
         if self.config.mem_limit:
@@ -457,9 +474,12 @@ class DockerRuntime(Runtime):
     def _compose_main(self) -> dict[str, Any]:
         """The ``main`` service of a compose project: the container :meth:`_start_container` would start
         (the network excepted: ``main`` joins the project's network, where the services are)."""
-        volumes = [{"type": "bind", "source": str(self.workspace), "target": self.config.workdir}]
+        volumes: list[dict[str, Any]] = [{"type": "bind", "source": str(self.workspace), "target": self.config.workdir}]
         if self.home_dir is not None:
             volumes.append({"type": "bind", "source": str(self.home_dir), "target": CONTAINER_HOME})
+        volumes += [
+            {"type": "bind", "source": m.source, "target": m.target, "read_only": m.read_only} for m in self.config.mounts
+        ]
         main: dict[str, Any] = {
             "image": self.config.image,
             "command": ["sleep", "infinity"],

@@ -14,6 +14,9 @@
   never built here: missing, it skips the test, or fails it under ``CI``.
   Its name comes from ``AGENTRIG_TEST_NODE_IMAGE`` (default
   ``agentrig-test/node:bookworm``).
+- ``debian_test_image``: plain Debian bookworm minbase (no Node.js, no agent CLI: a task image
+  CLI agents run in through their bundles), imported by the same script before it adds Node.js;
+  ``AGENTRIG_TEST_DEBIAN_IMAGE`` (default ``agentrig-test/debian:bookworm``).
 """
 
 from __future__ import annotations
@@ -32,6 +35,7 @@ if TYPE_CHECKING:
 
 TEST_IMAGE = "agentrig-test/busybox:latest"
 NODE_TEST_IMAGE = "agentrig-test/node:bookworm"
+DEBIAN_TEST_IMAGE = "agentrig-test/debian:bookworm"
 _engine_error: list[str] = []
 _engine_checked: list[bool] = []
 
@@ -137,21 +141,33 @@ def docker_test_image(docker_engine: docker.DockerClient) -> str:
     return tag
 
 
-@pytest.fixture(scope="session")
-def node_test_image(docker_engine: docker.DockerClient) -> str:
-    """The Debian + Node.js test image's name; skips (fails under ``CI``) with the command to build it."""
+def _built_image(engine: docker.DockerClient, tag: str, what: str, build: str) -> str:
+    """``tag`` when the engine has it; else skips (fails under ``CI``) saying how to build it (``build``)."""
     import docker.errors
 
-    tag = os.environ.get("AGENTRIG_TEST_NODE_IMAGE", NODE_TEST_IMAGE)
     try:
-        docker_engine.images.get(tag)
+        engine.images.get(tag)
         return tag
     except docker.errors.ImageNotFound:
         pass
-    message = (
-        f"test image '{tag}' (Debian with Node.js and npm) is missing: build it with "
-        f"`apt-get install -y --no-install-recommends debootstrap && .ci/build-node-image.sh {tag}` (about a minute)"
-    )
+    message = f"test image '{tag}' ({what}) is missing: build it with {build}"
     if os.environ.get("CI"):
         pytest.fail(message, pytrace=False)
     pytest.skip(message)
+
+
+@pytest.fixture(scope="session")
+def node_test_image(docker_engine: docker.DockerClient) -> str:
+    """The Debian + Node.js test image's name; skips (fails under ``CI``) with the command to build it."""
+    tag = os.environ.get("AGENTRIG_TEST_NODE_IMAGE", NODE_TEST_IMAGE)
+    build = f"`apt-get install -y --no-install-recommends debootstrap && .ci/build-node-image.sh {tag}` (about a minute)"
+    return _built_image(docker_engine, tag, "Debian with Node.js and npm", build)
+
+
+@pytest.fixture(scope="session")
+def debian_test_image(docker_engine: docker.DockerClient) -> str:
+    """The plain Debian test image's name (minbase: no Node.js, no agent CLI), which ``.ci/build-node-image.sh``
+    imports before it adds Node.js; skips (fails under ``CI``) with the command to build it."""
+    tag = os.environ.get("AGENTRIG_TEST_DEBIAN_IMAGE", DEBIAN_TEST_IMAGE)
+    build = "`apt-get install -y --no-install-recommends debootstrap && .ci/build-node-image.sh` (a few minutes)"
+    return _built_image(docker_engine, tag, "plain Debian, no Node.js", build)

@@ -176,6 +176,16 @@ class _QuietServer(ThreadingHTTPServer):
         super().handle_error(request, client_address)
 
 
+def host_address() -> str:
+    """This host's own address on its default route (no packet is sent): a container on any bridge network
+    reaches it without NAT (``dockerd --iptables=false``), where 127.0.0.1 would be the container's own."""
+    import socket
+
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe:
+        probe.connect(("198.51.100.1", 9))  # TEST-NET-2: routed by the default route, never a broadcast
+        return str(probe.getsockname()[0])
+
+
 class FakeModelServer(ABC):
     """A fake model provider on ``127.0.0.1`` (a random free port), in a thread.
 
@@ -198,11 +208,14 @@ class FakeModelServer(ABC):
         self._httpd: ThreadingHTTPServer | None = None
         self._thread: threading.Thread | None = None
         self._counter = 0
+        #: The address :meth:`start` binds: loopback; a test whose client runs in a container on a bridge
+        #: network (a compose project's) sets the host's own address (:func:`host_address`) first.
+        self.bind_host = "127.0.0.1"
 
     # -- lifecycle ---------------------------------------------------------
 
     def start(self: _Server) -> _Server:
-        """Bind a free port on 127.0.0.1 and serve in a daemon thread."""
+        """Bind a free port on :attr:`bind_host` (127.0.0.1) and serve in a daemon thread."""
         if self._httpd is not None:
             return self
         server = self
@@ -210,7 +223,7 @@ class FakeModelServer(ABC):
         class Handler(_Handler):
             fake = server
 
-        httpd = _QuietServer(("127.0.0.1", 0), Handler)
+        httpd = _QuietServer((self.bind_host, 0), Handler)
         httpd.daemon_threads = True
         self._httpd = httpd
         self._thread = threading.Thread(target=httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
@@ -243,8 +256,8 @@ class FakeModelServer(ABC):
 
     @property
     def url(self) -> str:
-        """``http://127.0.0.1:PORT`` (no path)."""
-        return f"http://127.0.0.1:{self.port}"
+        """``http://127.0.0.1:PORT`` (no path; the :attr:`bind_host`)."""
+        return f"http://{self.bind_host}:{self.port}"
 
     @property
     @abstractmethod

@@ -74,7 +74,6 @@ def prepare_environment(
     the runtime is not ``docker`` or the image cannot be had.
     """
     from agentrig.formats.harbor.container import extract_image_directory
-    from agentrig.formats.harbor.image import build_task_image, describe_image
     from agentrig.runtime.docker import connect
     from agentrig.runtime.errors import RuntimeSetupError
 
@@ -84,20 +83,7 @@ def prepare_environment(
         )
     client = connect()
     try:
-        env = task.config.environment
-        if env.docker_image:
-            image = describe_image(client, env.docker_image)
-        else:
-            assert task.dockerfile is not None and task.build_context is not None
-            image = build_task_image(
-                client,
-                task=task.name,
-                context=task.path / task.build_context,
-                dockerfile=task.path / task.dockerfile,
-                timeout=env.build_timeout_sec,
-                on_build=on_build,
-                rebuild=rebuild,
-            )
+        image = _image(task, client, on_build, rebuild)
         # an image without a WORKDIR runs commands in /, which cannot be the mount point
         own_workdir = image.workdir not in ("", "/")
         workdir = image.workdir if own_workdir else FALLBACK_WORKDIR
@@ -113,6 +99,38 @@ def prepare_environment(
     return TaskEnvironment(
         image=image.tag, runtime_options=merged, seed=seed, built=image.built, notices=network_policy(task, options).notices
     )
+
+
+def _image(task: HarborTask, client: Any, on_build: Any = None, rebuild: str | None = None) -> Any:
+    """The task's :class:`~agentrig.formats.harbor.image.TaskImage`: its prebuilt ``docker_image``, or built
+    from its Dockerfile unless an identical image exists."""
+    from agentrig.formats.harbor.image import build_task_image, describe_image
+
+    env = task.config.environment
+    if env.docker_image:
+        return describe_image(client, env.docker_image)
+    assert task.dockerfile is not None and task.build_context is not None
+    return build_task_image(
+        client,
+        task=task.name,
+        context=task.path / task.build_context,
+        dockerfile=task.path / task.dockerfile,
+        timeout=env.build_timeout_sec,
+        on_build=on_build,
+        rebuild=rebuild,
+    )
+
+
+def task_image(task: HarborTask) -> str:
+    """The tag of the task's image (built now unless an identical one exists); raises
+    :class:`~agentrig.runtime.errors.RuntimeSetupError` (one line) when it cannot be had."""
+    from agentrig.runtime.docker import connect
+
+    client = connect()
+    try:
+        return str(_image(task, client).tag)
+    finally:
+        client.close()
 
 
 def compose_option(

@@ -113,6 +113,12 @@ class HarborFormat(ProblemFormat):
         """The task's ``[agent] timeout_sec`` (a step's ``[steps.agent] timeout_sec``; Terminal-Bench: ``max_agent_timeout_sec``)."""
         return _task(problem).agent_timeout(checkpoint)
 
+    def session_image(self, problem: Problem) -> str | None:
+        """The task's image (its main container's), built now unless an identical one exists."""
+        from agentrig.formats.harbor.environment import task_image
+
+        return task_image(_task(problem))
+
     def prepare_environment(
         self, problem: Problem, runtime: str, options: dict[str, Any] | None, scratch: Path, *, rebuild: str | None = None
     ) -> ProblemEnvironment | None:
