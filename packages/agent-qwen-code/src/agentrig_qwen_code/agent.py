@@ -18,7 +18,7 @@ from agentrig.agents.cli_agent import CliAgent, CliLaunch
 from agentrig.errors import AgentSetupError, AgentStepError
 from agentrig.usage import TokenUsage
 from agentrig_qwen_code.command import QwenSettings, build_argv, build_env
-from agentrig_qwen_code.config import BASE_URL_ENV, NODE_MAJOR, OPENAI_BASE_URL, QwenCodeConfig
+from agentrig_qwen_code.config import BASE_URL_ENV, KEY_ENV, NODE_MAJOR, OPENAI_BASE_URL, QwenCodeConfig
 from agentrig_qwen_code.outcome import QwenOutcome
 from agentrig_qwen_code.stream_json import API_ERROR_PREFIX
 
@@ -100,9 +100,10 @@ class QwenCodeAgent(CliAgent):
                 "OpenAI-compatible server"
             )
         if self.credential is None:
-            raise AgentSetupError(
-                f"the qwen_code agent needs a credential for provider '{self.model.provider}': set its API key"
-            )
+            from agentrig.credentials import env_vars_for
+
+            variable = next(iter(env_vars_for(self.model.provider)), KEY_ENV)
+            raise AgentSetupError(f"the qwen_code agent needs a credential for provider '{self.model.provider}': set {variable}")
         self._check_stream_parser()
         self._mcp_servers()  # an unset ${VAR} of an MCP server is a usage error
         self._check_host_node()  # --runtime local: a Node-script CLI needs the host's node, new enough
