@@ -43,6 +43,7 @@ def test_env_holds_the_key_the_endpoint_and_the_isolated_state() -> None:
 def test_settings_turn_off_everything_but_the_model_endpoint() -> None:
     settings = json.loads(QwenSettings.build().to_json())
     assert settings == {
+        "$version": 4,  # the CLI's current format: it does not migrate and rewrite the file (0644)
         "security": {"auth": {"selectedType": "openai"}},
         "privacy": {"usageStatisticsEnabled": False},
         "telemetry": {"enabled": False},

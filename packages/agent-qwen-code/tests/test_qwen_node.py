@@ -4,7 +4,6 @@ alike. A Node 22 first on ``PATH`` passes; Docker is not affected (see test_qwen
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import pytest

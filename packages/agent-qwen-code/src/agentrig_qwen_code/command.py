@@ -24,6 +24,9 @@ if TYPE_CHECKING:
 
 #: The CLI's auth type reading ``OPENAI_API_KEY`` and ``OPENAI_BASE_URL`` (its ``security.auth.selectedType``).
 AUTH_TYPE = "openai"
+#: The settings format 0.24.x writes (``$version``). A file without it is migrated at start and written again
+#: with the process's default mode: 0644, which would expose the MCP servers' secrets an 0600 file holds.
+SETTINGS_VERSION = 4
 
 
 def build_argv(config: QwenCodeConfig, *, binary: str, model: str, resume: str | None = None) -> list[str]:
@@ -102,11 +105,13 @@ class QwenSettings(BaseModel):
     calls nothing but the model's endpoint; no background model calls of its own (memory
     extraction and consolidation, tool-batch summaries), no sleep inhibitor process, no
     co-author trailer or git notes on the task's commits; the package's ripgrep (installed
-    without its executable bit) not tried; the MCP servers.
+    without its executable bit) not tried; the MCP servers. ``$version`` is the CLI's current
+    format, so that it never rewrites the file (see :data:`SETTINGS_VERSION`).
     """
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", populate_by_name=True)
 
+    settings_version: int = Field(default=SETTINGS_VERSION, alias="$version")
     security: _Security = Field(default_factory=_Security)
     privacy: _Privacy = Field(default_factory=_Privacy)
     telemetry: _Telemetry = Field(default_factory=_Telemetry)
@@ -125,4 +130,4 @@ class QwenSettings(BaseModel):
 
     def to_json(self) -> str:
         """The file's text (unset fields left out: the CLI's defaults apply)."""
-        return self.model_dump_json(indent=2, exclude_none=True) + "\n"
+        return self.model_dump_json(indent=2, exclude_none=True, by_alias=True) + "\n"

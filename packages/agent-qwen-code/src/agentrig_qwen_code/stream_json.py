@@ -106,7 +106,8 @@ class QwenStreamParser(JsonLinesParser[QwenOutcome]):
         if not isinstance(message, dict):
             self._keep_unknown(event)
             return
-        blocks = message.get("content") if isinstance(message.get("content"), list) else []
+        content = message.get("content")
+        blocks: list[Any] = content if isinstance(content, list) else []
         for block in blocks:
             if not isinstance(block, dict):
                 continue
