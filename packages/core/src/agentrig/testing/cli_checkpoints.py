@@ -1,11 +1,11 @@
-"""Test kit: a CLI agent's checkpoints end to end, a step limit and a session continued, with the real CLI.
+"""Test kit: a CLI agent's checkpoints end to end, its limits and a session continued, with the real CLI.
 
 Codex, the Gemini CLI and OpenCode are checked the same way here; what differs is their CLI: the shell tool
 the model calls, the attribute holding the CLI session the agent continues (``thread_id``, ``session_id``),
 the field of the launch record naming the session a checkpoint continued, and where a request carries the
 conversation. An agent's ``test_*_agent_e2e.py`` passes these with its fixtures (``make_agent``, ``session``,
-its fake server) to :func:`check_step_limit` and :func:`check_session_continued`, then checks what is its
-own on what they return.
+its fake server) to :func:`check_step_limit`, :func:`check_cost_limit`, :func:`check_time_limit` and
+:func:`check_session_continued`, then checks what is its own on what they return.
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ if TYPE_CHECKING:
     from agentrig.agents.result import CheckpointInferenceResult
     from agentrig.agents.session import Session
     from agentrig.testing.fake_server import FakeModelServer, RecordedRequest
+    from agentrig.trajectory import TrajectoryStep
 
 #: A reply calling the CLI's own shell tool with a command (as ``FakeModelServer.add_reply`` takes it).
 ShellCall = Callable[[str], dict[str, Any]]
@@ -52,6 +53,63 @@ def check_step_limit(
         assert not (session.workspace.path / "late.txt").exists(), "the limit struck after the tool ended"
     finally:
         agent.cleanup()
+    return result
+
+
+def check_cost_limit(
+    make_agent: Callable[..., Agent], session: Session, server: FakeModelServer, *, shell: ShellCall
+) -> tuple[CheckpointInferenceResult, list[TrajectoryStep]]:
+    """``cost_limit=1.0``: one call costing USD 1.25 of input (at USD 1.25 per million) asks for a tool that
+    would run a minute; the CLI is killed while it runs: a limit, not an error; one step; no second call
+    asked; the tool's process gone and the file it writes at its end never written. Returns the result and
+    the steps the agent emitted (the agent's own test checks how it records the interrupted tool)."""
+    from agentrig.testing.cli_agents import record_steps
+    from agentrig.usage import AgentCostLimits
+
+    agent = make_agent(cost_limits=AgentCostLimits(cost_limit=1.0))
+    tag = f"{agent.agent_name.upper()}-SLEEPER-{time.monotonic_ns()}"
+    server.add_reply("Working.", tool_calls=[shell(sleeper_command(tag))], usage={"input": 1_000_000, "output": 10})
+    server.add_reply("Never.")
+    steps = record_steps(agent)
+    try:
+        agent.setup(session)
+        result = agent.run_checkpoint("spend money")
+        assert not result.had_error, result.error_message
+        assert result.stop_reason == "cost_limit"
+        assert result.usage.cost >= 1.0 and result.usage.steps == 1
+        assert len(server.model_requests) == 1
+        time.sleep(0.3)
+        assert live_processes(tag) == [], "processes of the killed CLI survive"
+        assert not (session.workspace.path / "late.txt").exists(), "the limit struck after the tool ended"
+    finally:
+        agent.cleanup()
+    return result, steps
+
+
+def check_time_limit(
+    make_agent: Callable[..., Agent], session: Session, server: FakeModelServer, *, shell: ShellCall
+) -> CheckpointInferenceResult:
+    """``time_limit=5``: the checkpoint's clock runs out while a tool of a minute runs (through the run's own
+    lifecycle, which enforces it): the CLI's process tree is killed, stop reason ``time_limit``, not an error;
+    the tool had started and never reached its end. Returns the checkpoint's result."""
+    from agentrig.agents import lifecycle
+    from agentrig.problem import Checkpoint
+    from agentrig.usage import AgentCostLimits
+
+    agent = make_agent(cost_limits=AgentCostLimits(time_limit=5.0))
+    tag = f"{agent.agent_name.upper()}-TIMED-{time.monotonic_ns()}"
+    server.add_reply("Waiting.", tool_calls=[shell("touch started && " + sleeper_command(tag))])
+    server.add_reply("Never.")
+    lifecycle.setup_agent(agent, session)
+    try:
+        result = lifecycle.run_checkpoint(agent, Checkpoint(name="c1", prompt="c1.md"), "Wait.", session.runtime)
+        assert result.stop_reason == "time_limit" and not result.had_error, result.error_message
+        time.sleep(0.3)
+        assert live_processes(tag) == [], "processes of the killed CLI survive"
+        workspace = session.workspace.path
+        assert (workspace / "started").exists() and not (workspace / "late.txt").exists()  # killed while its tool ran
+    finally:
+        lifecycle.cleanup_agent(agent)
     return result
 
 
