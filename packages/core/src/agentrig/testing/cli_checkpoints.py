@@ -87,18 +87,21 @@ def check_cost_limit(
 
 
 def check_time_limit(
-    make_agent: Callable[..., Agent], session: Session, server: FakeModelServer, *, shell: ShellCall
+    make_agent: Callable[..., Agent], session: Session, server: FakeModelServer, *, shell: ShellCall,
+    time_limit: float = 5.0,
 ) -> CheckpointInferenceResult:
-    """``time_limit=5``: the checkpoint's clock runs out while a tool of a minute runs (through the run's own
-    lifecycle, which enforces it): the CLI's process tree is killed, stop reason ``time_limit``, not an error;
-    the tool had started and never reached its end. Returns the checkpoint's result."""
+    """``time_limit`` (seconds): the checkpoint's clock runs out while a tool of a minute runs (through the run's
+    own lifecycle, which enforces it): the CLI's process tree is killed, stop reason ``time_limit``, not an error;
+    the tool had started and never reached its end. A CLI slow to start (Qwen Code: seconds on a busy machine)
+    passes a ``time_limit`` that leaves it the time to reach its tool. Returns the checkpoint's result."""
     from agentrig.agents import lifecycle
     from agentrig.problem import Checkpoint
     from agentrig.usage import AgentCostLimits
 
-    agent = make_agent(cost_limits=AgentCostLimits(time_limit=5.0))
+    agent = make_agent(cost_limits=AgentCostLimits(time_limit=time_limit))
     tag = f"{agent.agent_name.upper()}-TIMED-{time.monotonic_ns()}"
-    server.add_reply("Waiting.", tool_calls=[shell("touch started && " + sleeper_command(tag))])
+    # the tool outlasts the limit several times over: it is killed while it runs, not after it ended
+    server.add_reply("Waiting.", tool_calls=[shell("touch started && " + sleeper_command(tag, max(60, int(4 * time_limit))))])
     server.add_reply("Never.")
     lifecycle.setup_agent(agent, session)
     try:
