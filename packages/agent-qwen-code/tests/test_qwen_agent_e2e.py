@@ -13,7 +13,13 @@ import pytest
 from agentrig import AgentSetupError
 from agentrig.pricing import APIPricing
 from agentrig.testing.cli_agents import record_steps
-from agentrig.testing.cli_checkpoints import check_cost_limit, check_session_continued, check_step_limit, check_time_limit
+from agentrig.testing.cli_checkpoints import (
+    check_connects_only_to_the_model,
+    check_cost_limit,
+    check_session_continued,
+    check_step_limit,
+    check_time_limit,
+)
 from agentrig.trajectory import AgentTextStep, LLMCall, ToolUseStep, UserStep
 from agentrig_qwen_code.agent import QwenCodeAgent
 
@@ -142,25 +148,4 @@ def test_the_cli_connects_to_nothing_but_the_model_endpoint(
 ) -> None:
     """Every socket the CLI (and what it starts) connects is the fake's: no DNS lookup, no usage statistics
     (without the settings agentrig writes, the CLI resolves ``*.rum.aliyuncs.com`` for them), no update check."""
-    import shutil
-    import stat
-
-    from agentrig.testing.prerequisites import require
-
-    strace = shutil.which("strace")
-    require(None if strace else "strace is not installed (apt-get install strace)", "strace is missing")
-    trace = tmp_path / "connect.trace"
-    wrapper = tmp_path / "qwen-traced"
-    wrapper.write_text(f'#!/bin/sh\nexec {strace} -f -qq -A -o {trace} -e trace=connect {qwen_bin} "$@"\n')
-    wrapper.chmod(wrapper.stat().st_mode | stat.S_IXUSR)
-    fake_openai_server.add_reply("Looking.", tool_calls=[shell("echo ok")])
-    fake_openai_server.add_reply("Done.")
-    agent = make_agent(binary=str(wrapper))
-    agent.setup(session)
-    result = agent.run_checkpoint("look around")
-    assert not result.had_error, result.error_message
-    connects = [line for line in trace.read_text().splitlines() if "AF_INET" in line]
-    targets = {re.search(r"sin6?_port=htons\((\d+)\).*?addr(?:=inet_addr|\(AF_INET6)?\(?\"?([0-9a-f.:]+)", line).groups()
-               for line in connects}
-    assert targets == {(str(fake_openai_server.port), "127.0.0.1")}, connects
-    agent.cleanup()
+    check_connects_only_to_the_model(make_agent, session, fake_openai_server, binary=qwen_bin, shell=shell, trace_dir=tmp_path)

@@ -17,6 +17,8 @@ from typing import TYPE_CHECKING, Any
 from agentrig.testing.cli_agents import live_processes, sleeper_command
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from agentrig.agents.interface import Agent
     from agentrig.agents.result import CheckpointInferenceResult
     from agentrig.agents.session import Session
@@ -152,3 +154,40 @@ def check_session_continued(
     finally:
         agent.cleanup()
     return str(opened)
+
+
+def check_connects_only_to_the_model(
+    make_agent: Callable[..., Agent], session: Session, server: FakeModelServer, *, binary: str, shell: ShellCall,
+    trace_dir: Path,
+) -> None:
+    """Every socket the CLI ``binary`` (and what it starts) connects while it runs a checkpoint with a shell tool
+    is the fake model's, on 127.0.0.1: no DNS lookup, no usage statistics, no update check. The CLI runs under
+    ``strace -f -e trace=connect`` (a wrapper in ``trace_dir``); a missing strace skips (fails under CI)."""
+    import re
+    import shutil
+    import stat
+
+    from agentrig.testing.prerequisites import require
+
+    strace = shutil.which("strace")
+    require(None if strace else "strace is not installed (apt-get install strace)", "strace is missing")
+    trace = trace_dir / "connect.trace"
+    wrapper = trace_dir / "cli-traced"
+    wrapper.write_text(f'#!/bin/sh\nexec {strace} -f -qq -A -o {trace} -e trace=connect {binary} "$@"\n')
+    wrapper.chmod(wrapper.stat().st_mode | stat.S_IXUSR)
+    server.add_reply("Looking.", tool_calls=[shell("echo ok")])
+    server.add_reply("Done.")
+    agent = make_agent(binary=str(wrapper))
+    try:
+        agent.setup(session)
+        result = agent.run_checkpoint("look around")
+        assert not result.had_error, result.error_message
+    finally:
+        agent.cleanup()
+    connects = [line for line in trace.read_text().splitlines() if "AF_INET" in line]
+    pattern = r"sin6?_port=htons\((\d+)\).*?addr(?:=inet_addr|\(AF_INET6)?\(?\"?([0-9a-f.:]+)"
+    matches = [re.search(pattern, line) for line in connects]
+    assert all(matches), connects
+    targets = {match.groups() for match in matches if match}
+    assert targets == {(str(server.port), "127.0.0.1")}, connects
+
