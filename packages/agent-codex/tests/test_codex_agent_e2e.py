@@ -4,16 +4,15 @@ from __future__ import annotations
 
 import json
 import re
-import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from agentrig import AgentCostLimits, AgentSetupError
-from agentrig.testing.cli_agents import CliAgentKit, live_processes, record_steps, sleeper_command
-from agentrig.testing.cli_checkpoints import check_session_continued, check_step_limit
+from agentrig import AgentSetupError
+from agentrig.testing.cli_agents import CliAgentKit, record_steps
+from agentrig.testing.cli_checkpoints import check_cost_limit, check_session_continued, check_step_limit, check_time_limit
 from agentrig.trajectory import ErrorStep, LLMCall, ToolUseStep, UserStep
 from agentrig_codex.agent import CodexAgent
 
@@ -83,43 +82,13 @@ def test_shell_tool_creates_a_file_with_steps_usage_and_cost(
 def test_cost_limit_kills_the_cli_mid_tool(
     make_agent: Callable[..., CodexAgent], session: Any, fake_openai_server: Any
 ) -> None:
-    server = fake_openai_server
-    # one expensive call (USD 1.25 of input) whose tool would run for a minute
-    command = sleeper_command("CODEX-SLEEPER")
-    server.add_reply("Working.", tool_calls=[shell(command)], usage={"input": 1_000_000, "output": 10})
-    server.add_reply("Never.")
-    agent = make_agent(cost_limits=AgentCostLimits(cost_limit=1.0))
-    agent.setup(session)
-    result = agent.run_checkpoint("spend money")
-    assert not result.had_error, result.error_message
-    assert result.stop_reason == "cost_limit"
-    assert result.usage.cost >= 1.0 and result.usage.steps == 1
-    assert len(server.model_requests) == 1
-    time.sleep(0.3)
-    assert live_processes("CODEX-SLEEPER") == [], "processes of the killed CLI survive"
-    assert not (session.workspace.path / "late.txt").exists()
-    agent.cleanup()
+    check_cost_limit(make_agent, session, fake_openai_server, shell=shell)
 
 
 def test_time_limit_kills_the_cli_while_its_tool_runs(
     make_agent: Callable[..., CodexAgent], session: Any, fake_openai_server: Any
 ) -> None:
-    from agentrig.agents import lifecycle
-    from agentrig.problem import Checkpoint
-
-    fake_openai_server.add_reply("Waiting.", tool_calls=[shell("touch started && " + sleeper_command("CODEX-TIMED"))])
-    fake_openai_server.add_reply("Never.")
-    agent = make_agent(cost_limits=AgentCostLimits(time_limit=5.0))
-    lifecycle.setup_agent(agent, session)
-    try:
-        result = lifecycle.run_checkpoint(agent, Checkpoint(name="c1", prompt="c1.md"), "Wait.", session.runtime)
-        assert result.stop_reason == "time_limit" and not result.had_error, result.error_message
-        time.sleep(0.3)
-        assert live_processes("CODEX-TIMED") == [], "processes of the killed CLI survive"
-        workspace = session.workspace.path
-        assert (workspace / "started").exists() and not (workspace / "late.txt").exists()  # killed while its tool ran
-    finally:
-        lifecycle.cleanup_agent(agent)
+    check_time_limit(make_agent, session, fake_openai_server, shell=shell)
 
 
 def test_step_limit_kills_the_cli_after_that_many_model_calls(

@@ -15,7 +15,7 @@ from agentrig import AgentCostLimits, AgentSetupError
 from agentrig.model_definition import ThinkingPreset
 from agentrig.pricing import APIPricing
 from agentrig.testing.cli_agents import live_processes, record_steps, sleeper_command
-from agentrig.testing.cli_checkpoints import check_session_continued, check_step_limit
+from agentrig.testing.cli_checkpoints import check_connects_only_to_the_model, check_session_continued, check_step_limit
 from agentrig.trajectory import AgentTextStep, LLMCall, ThinkingStep, ToolUseStep, UserStep
 from agentrig_gemini_cli.agent import GeminiCliAgent
 
@@ -179,25 +179,4 @@ def test_the_cli_connects_to_nothing_but_the_model_endpoint(
 ) -> None:
     """Every socket the CLI (and what it starts) connects is the fake's: no DNS lookup, no usage statistics
     (without the settings agentrig writes, the CLI resolves play.googleapis.com for Clearcut), no update check."""
-    import shutil
-    import stat
-
-    from agentrig.testing.prerequisites import require
-
-    strace = shutil.which("strace")
-    require(None if strace else "strace is not installed (apt-get install strace)", "strace is missing")
-    trace = tmp_path / "connect.trace"
-    wrapper = tmp_path / "gemini-traced"
-    wrapper.write_text(f'#!/bin/sh\nexec {strace} -f -qq -A -o {trace} -e trace=connect {gemini_bin} "$@"\n')
-    wrapper.chmod(wrapper.stat().st_mode | stat.S_IXUSR)
-    fake_gemini_server.add_reply("Looking.", tool_calls=[shell("echo ok")])
-    fake_gemini_server.add_reply("Done.")
-    agent = make_agent(binary=str(wrapper))
-    agent.setup(session)
-    result = agent.run_checkpoint("look around")
-    assert not result.had_error, result.error_message
-    connects = [line for line in trace.read_text().splitlines() if "AF_INET" in line]
-    targets = {re.search(r"sin6?_port=htons\((\d+)\).*?addr(?:=inet_addr|\(AF_INET6)?\(?\"?([0-9a-f.:]+)", line).groups()
-               for line in connects}
-    assert targets == {(str(fake_gemini_server.port), "127.0.0.1")}, connects
-    agent.cleanup()
+    check_connects_only_to_the_model(make_agent, session, fake_gemini_server, binary=gemini_bin, shell=shell, trace_dir=tmp_path)

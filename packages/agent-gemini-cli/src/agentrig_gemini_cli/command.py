@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from agentrig.agents.mcp_settings import SettingsMcpServer as GeminiMcpServer, settings_mcp_servers
 from agentrig_gemini_cli.config import BASE_URL_ENV, KEY_ENV
 
 if TYPE_CHECKING:
@@ -104,28 +105,6 @@ class _ModelConfigs(BaseModel):
     overrides: list[_ModelOverride] = Field(default_factory=list)
 
 
-class GeminiMcpServer(BaseModel):
-    """One server of the settings' ``mcpServers``, in the CLI's own keys: a stdio server (``command``,
-    ``args``, ``env``, ``cwd``) or a streamable HTTP one (``httpUrl``, ``headers``); ``timeout`` in ms."""
-
-    command: str | None = None
-    args: list[str] | None = None
-    env: dict[str, str] | None = None
-    cwd: str | None = None
-    httpUrl: str | None = None  # noqa: N815  # the CLI's own key
-    headers: dict[str, str] | None = None
-    timeout: int
-    trust: bool = True  # no confirmation per call: agentrig's runtime is the sandbox
-
-    @classmethod
-    def of(cls, server: McpStdioServer | McpHttpServer, cwd: str | None) -> GeminiMcpServer:
-        """The entry of a resolved agentrig server (stdio servers start in ``cwd``, the workspace)."""
-        timeout = int(server.tool_timeout * 1000)
-        if server.type == "stdio":
-            return cls(command=server.command, args=server.args, env=server.env or None, cwd=cwd, timeout=timeout)
-        return cls(httpUrl=server.url, headers=server.headers or None, timeout=timeout)
-
-
 class GeminiSettings(BaseModel):
     """The CLI's user ``settings.json`` agentrig writes (``GEMINI_CLI_HOME/.gemini/settings.json``).
 
@@ -159,8 +138,8 @@ class GeminiSettings(BaseModel):
         if thinking is not None:
             override = _ModelOverride(match={"model": model}, modelConfig={"generateContentConfig": {"thinkingConfig": thinking}})
             configs = _ModelConfigs(overrides=[override])
-        servers = {name: GeminiMcpServer.of(server, mcp_cwd) for name, server in (mcp_servers or {}).items()} or None
-        return cls(general=_General(maxAttempts=max_attempts), modelConfigs=configs, mcpServers=servers)
+        return cls(general=_General(maxAttempts=max_attempts), modelConfigs=configs,
+                   mcpServers=settings_mcp_servers(mcp_servers, mcp_cwd))
 
     def to_json(self) -> str:
         """The file's text (unset fields left out: the CLI's defaults apply)."""
