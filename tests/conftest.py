@@ -14,7 +14,8 @@ REPO = Path(__file__).resolve().parents[1]
 # problem's tests/): agentrig runs them on an agent's work, this test run must not collect them.
 collect_ignore_glob = ["fixtures/*"]
 OUR_PACKAGES = [
-    "core", "agent-claude-code", "agent-codex", "agent-gemini-cli", "agent-opencode", "agent-miniswe", "agent-react",
+    "core", "agent-claude-code", "agent-codex", "agent-gemini-cli", "agent-opencode", "agent-aider", "agent-miniswe",
+    "agent-react",
     "executor-ray",
 ]
 

@@ -98,6 +98,8 @@ class CliAgent(Agent):
     #: The lowest Node.js the CLI runs on when it is a Node script whose package.json names no
     #: ``engines.node`` (:mod:`agentrig.agents.node_requirement`); an agent's README documents its own.
     node_fallback: ClassVar[str] = "18"
+    #: Whether the CLI is a Node.js program (its host ``node`` is checked in the ``local`` runtime).
+    runs_on_node: ClassVar[bool] = True
 
     def __init__(
         self,
@@ -217,7 +219,7 @@ class CliAgent(Agent):
         """In the ``local`` runtime (``runtime_name``, default :attr:`runtime_name`), refuse a CLI that runs on
         Node when the host's ``node`` is missing or older than the CLI needs: one line (call it in ``preflight``).
         ``path``: the ``PATH`` the CLI is started with (default: this process's). Other runtimes bring their own."""
-        if (runtime_name or self.runtime_name) != "local":
+        if (runtime_name or self.runtime_name) != "local" or not self.runs_on_node:
             return
         from agentrig.agents.node_requirement import check_host_node
 
@@ -254,7 +256,7 @@ class CliAgent(Agent):
             raise AgentSetupError(
                 f"the {self.cli_name} '{self._binary}' cannot run in the {runtime.name} runtime "
                 f"(exit {result.exit_code}: {self._scrub(result.stderr.strip())[-300:] or 'no output'}): "
-                f"install it (`npm install {self.npm_package}@{wanted}`) or set 'binary' in the agent config"
+                f"install it ({self._install_hint(wanted)}) or set 'binary' in the agent config"
             )
         match = _VERSION.search(result.stdout)
         found = match.group(1) if match else result.stdout.strip()
@@ -264,6 +266,10 @@ class CliAgent(Agent):
                 "install the pinned version, or set 'version' to the one you have (null accepts any)"
             )
         return found
+
+    def _install_hint(self, version: str) -> str:
+        """How to install the CLI at ``version``, for a message (``npm install PACKAGE@VERSION``)."""
+        return f"`npm install {self.npm_package}@{version}`"
 
     # -- a checkpoint -------------------------------------------------------------
 
