@@ -69,9 +69,10 @@ def make_agent(
 
 @pytest.fixture(scope="module")
 def aider_image(docker_engine: Any, node_test_image: str) -> str:
-    """The agent's image from its default template over the Debian test image (its python3; the template adds python3-venv) (built unless present)."""
+    """The agent's image from its default template over the Debian + Node test image (built unless present)."""
     from agentrig.runtime.images import ensure_agent_image
 
     config = AiderConfig()
     assert config.version is not None
-    return ensure_agent_image("aider", config.version, config.docker_template, node_test_image, client=docker_engine)
+    template = config.docker_template
+    return ensure_agent_image("aider", config.version, template, node_test_image, client=docker_engine)

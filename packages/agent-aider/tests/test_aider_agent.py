@@ -93,7 +93,7 @@ def test_a_model_error_ends_the_checkpoint_as_an_api_error(
 def test_setup_refuses_another_version_and_a_missing_aider(
     make_agent: Callable[..., Agent], session: Session, tmp_path: Path
 ) -> None:
-    with pytest.raises(AgentSetupError, match="is version 0.86.2, the agent config pins 0.1.0"):
+    with pytest.raises(AgentSetupError, match=r"is version 0\.86\.2, the agent config pins 0\.1\.0"):
         make_agent(version="0.1.0").setup(session)
     missing = make_agent(binary=str(tmp_path / "no" / "aider"))
     with pytest.raises(AgentSetupError) as info:

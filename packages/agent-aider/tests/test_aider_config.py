@@ -58,12 +58,12 @@ def test_the_launcher_resolver_finds_the_python_beside_a_linked_aider(tmp_path: 
     launcher.write_text("import sys; print(sys.argv[1:])\n")
     argv = build_argv(AiderConfig(), binary=str(tmp_path / "aider-link"), model="m", files=StateFiles(str(tmp_path)),
                       chat_files=[], restore_history=False)
-    done = subprocess.run(argv[:6] + ["--x"], capture_output=True, text=True, timeout=30)
+    done = subprocess.run([*argv[:6], "--x"], capture_output=True, text=True, timeout=30)
     assert done.returncode == 0 and done.stdout.strip() == "['--x']", done.stderr
     (venv / "python").unlink()
     missing = subprocess.run(argv[:6], capture_output=True, text=True, timeout=30)
     assert missing.returncode == 127 and "'binary' must be the aider of a virtual environment" in missing.stderr
-    nowhere = subprocess.run(argv[:4] + ["no-such-aider-here", str(launcher)], capture_output=True, text=True, timeout=30,
+    nowhere = subprocess.run(["/bin/sh", *argv[1:4], "no-such-aider-here", str(launcher)], capture_output=True, text=True, timeout=30,
                              env={**os.environ, "PATH": str(tmp_path)})
     assert nowhere.returncode == 127 and "'no-such-aider-here' is not on PATH" in nowhere.stderr
 

@@ -9,7 +9,6 @@ from typing import Any
 
 import pytest
 
-
 from agentrig.agents.interface import Agent
 from agentrig.testing.cli_agents import build_cli_agent
 from agentrig.testing.conformance import AgentConformance, AgentFactory, ConformancePlan, ScriptedTurn

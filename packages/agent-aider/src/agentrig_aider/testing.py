@@ -55,7 +55,7 @@ def conformance_turns(plan: ConformancePlan) -> list[ScriptedTurn]:
         return []
     turns: list[ScriptedTurn] = []
     for name, files in solved_files(plan).items():
-        miss = replace_block(sorted(files)[0], "a line that is not in the file\n", "anything\n")
+        miss = replace_block(min(files), "a line that is not in the file\n", "anything\n")
         turns.append(
             ScriptedTurn(checkpoint=name, text=f"Running step 1.\n\n{miss}", usage=TokenUsage(input=200, output=40, cache_read=100))
         )
