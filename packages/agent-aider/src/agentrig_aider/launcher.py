@@ -160,7 +160,7 @@ def run(argv: list[str]) -> int:
     """Run aider's ``main`` on ``argv`` with the patches above; its exit status."""
     import webbrowser
 
-    webbrowser.open = lambda *args, **kwargs: False  # type: ignore[assignment]
+    webbrowser.open = lambda *args, **kwargs: False  # nothing opens a browser
     aider = importlib.import_module("aider")
     main = importlib.import_module("aider.main")
     models = importlib.import_module("aider.models")
