@@ -147,3 +147,18 @@ def test_events_become_priced_steps_with_the_endpoints_usage() -> None:
     assert outcome.cli_usage == outcome.live_usage == llm.usage and usage.steps == 1 and usage.cost == llm.cost
     assert outcome.last_call_failed and outcome.model_errors == ["AuthenticationError: bad key"]
     assert outcome.reflections == 1 and outcome.exit_code == 0
+
+
+def test_preflight_refuses_a_model_without_an_openai_endpoint_or_a_key(monkeypatch: pytest.MonkeyPatch) -> None:
+    from agentrig import Agent, AgentContext
+    from agentrig.errors import AgentSetupError
+    from agentrig.model_definition import ModelDefinition
+
+    monkeypatch.delenv("ANTHROPIC_BASE_URL", raising=False)
+    credential = ProviderCredential(provider="openai", value=SecretStr("sk-x"), source="test", env_var="OPENAI_API_KEY")
+    elsewhere = AgentContext(model=ModelDefinition(provider="anthropic", name="claude-x"), credential=credential, problem_name="p")
+    with pytest.raises(AgentSetupError, match="the aider agent speaks the OpenAI chat-completions API; model provider 'anthropic'"):
+        Agent.from_config(AiderConfig(), elsewhere).preflight()
+    keyless = AgentContext(model=ModelDefinition(provider="openai", name="gpt-4.1"), credential=None, problem_name="p")
+    with pytest.raises(AgentSetupError, match="the aider agent needs a credential: set OPENAI_API_KEY"):
+        Agent.from_config(AiderConfig(), keyless).preflight()

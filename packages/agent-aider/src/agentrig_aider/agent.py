@@ -16,8 +16,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from agentrig.agents.cli_agent import CliAgent, CliLaunch
-from agentrig.errors import AgentSetupError, AgentStepError
-from agentrig_aider.command import OPENAI_BASE_URL, StateFiles, build_argv, build_env, workspace_chat_files
+from agentrig.errors import AgentStepError
+from agentrig_aider.command import StateFiles, build_argv, build_env, workspace_chat_files
 from agentrig_aider.config import AiderConfig
 from agentrig_aider.events import AiderEventsParser, AiderOutcome
 
@@ -92,24 +92,10 @@ class AiderAgent(CliAgent):
 
     # -- setup ------------------------------------------------------------------
 
-    def _base_url(self) -> str | None:
-        from agentrig.llm.factory import resolve_base_url
-
-        base_url = resolve_base_url(self.model, self.config.base_url)
-        if base_url is None and self.model.provider == "openai":
-            return OPENAI_BASE_URL
-        return base_url
-
     def preflight(self) -> None:
         """Check that the model can be reached through the chat-completions API: endpoint, credential, parser."""
         self._refuse_replay()
-        if self._base_url() is None:
-            raise AgentSetupError(
-                f"the aider agent speaks the OpenAI chat-completions API; model provider '{self.model.provider}' has no "
-                "endpoint: use an openai/... model or set 'base_url' to an OpenAI-compatible server"
-            )
-        if self.credential is None:
-            raise AgentSetupError("the aider agent needs a credential: set OPENAI_API_KEY")
+        self._require_openai_endpoint("the OpenAI chat-completions API", "an OpenAI-compatible server")
         self._check_stream_parser()
 
     def setup(self, session: Session) -> None:
@@ -117,7 +103,7 @@ class AiderAgent(CliAgent):
         from agentrig.atomic import write_text_atomic
 
         self.preflight()
-        base_url = self._base_url()
+        base_url = self._openai_base_url()
         assert base_url is not None
         self._session = session
         self._runtime = runtime = session.runtime

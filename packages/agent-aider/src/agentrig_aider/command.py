@@ -25,9 +25,6 @@ RESOLVE_PYTHON = (
     'shift; launcher=$1; shift; exec "$py" "$launcher" "$@"'
 )
 
-#: Where the OpenAI API is when neither the config, the environment nor the model says otherwise.
-OPENAI_BASE_URL = "https://api.openai.com/v1"
-
 
 class StateFiles:
     """The paths (as the runtime sees them) of the files aider reads and writes in its state directory."""

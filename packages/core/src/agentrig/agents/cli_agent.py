@@ -46,6 +46,8 @@ ARTIFACT_STDERR = "stderr.log"
 ARTIFACT_SESSION = "session.jsonl"
 #: The checkpoint's trajectory steps, one JSON object a line.
 ARTIFACT_TRAJECTORY = "trajectory.jsonl"
+#: OpenAI's own endpoint: where an ``openai/...`` model goes when nothing names another.
+OPENAI_BASE_URL = "https://api.openai.com/v1"
 #: What replaces a secret in anything the CLI wrote.
 REDACTED = "**********"
 
@@ -190,6 +192,30 @@ class CliAgent(Agent):
             raise AgentSetupError(
                 f"the {self.agent_name} agent runs the real CLI and cannot use a replay model: pick a model"
             )
+
+    def _openai_base_url(self) -> str | None:
+        """The endpoint of a CLI speaking an OpenAI API: the config's ``base_url``, else ``OPENAI_BASE_URL`` or
+        the model's (:func:`agentrig.llm.factory.resolve_base_url`), else OpenAI's own for an ``openai/...``
+        model; ``None`` when the model has none."""
+        from agentrig.llm.factory import resolve_base_url
+
+        base_url = resolve_base_url(self.model, getattr(self.config, "base_url", None))
+        if base_url is None and self.model.provider == "openai":
+            return OPENAI_BASE_URL
+        return base_url
+
+    def _require_openai_endpoint(self, api: str, server: str) -> str:
+        """:meth:`_openai_base_url`, and a credential: else :class:`AgentSetupError` in one line naming the
+        ``api`` the CLI speaks and the kind of ``server`` 'base_url' may name instead (call it in ``preflight``)."""
+        base_url = self._openai_base_url()
+        if base_url is None:
+            raise AgentSetupError(
+                f"the {self.agent_name} agent speaks {api}; model provider '{self.model.provider}' has no "
+                f"endpoint: use an openai/... model or set 'base_url' to {server}"
+            )
+        if self.credential is None:
+            raise AgentSetupError(f"the {self.agent_name} agent needs a credential: set OPENAI_API_KEY")
+        return base_url
 
     def _check_stream_parser(self) -> None:
         """Refuse a ``stream_parser`` no plugin declares, before the CLI starts."""
