@@ -74,6 +74,40 @@ def test_the_workspace_does_not_configure_aider(
         assert "OPENAI_API_KEY" in launch.env_names and "names.txt" in launch.chat_files and ".env" not in launch.chat_files
 
 
+def test_aider_connects_to_nothing_but_the_model_endpoint(
+    make_agent: Callable[..., Agent], session: Session, fake_openai_server: Any, aider_bin: str, tmp_path: Path
+) -> None:
+    """No analytics, update check, price list or model lookup: the only connection is the fake server's port."""
+    import re
+    import shutil
+
+    from agentrig.testing.prerequisites import require
+
+    strace = shutil.which("strace")
+    require(None if strace else "strace is not installed (apt-get install strace)", "strace is missing")
+    traced = tmp_path / "traced-venv" / "bin"
+    traced.mkdir(parents=True)
+    trace = tmp_path / "connect.trace"
+    # the launcher runs with the python beside `aider`: here a script running the real venv's python under strace
+    (traced / "aider").write_text(f'#!/bin/sh\nexec {aider_bin} "$@"\n')
+    real_python = Path(aider_bin).parent / "python"
+    (traced / "python").write_text(f'#!/bin/sh\nexec {strace} -f -qq -o {trace} -e trace=connect {real_python} "$@"\n')
+    for script in ("aider", "python"):
+        (traced / script).chmod(0o755)
+    (Path(session.workspace.path) / "names.txt").write_text("Ada\n")
+    fake_openai_server.add_reply("Writing it.\n\n" + GREETINGS, usage={"input": 100, "output": 10})
+    agent = make_agent(binary=str(traced / "aider"), edit_format="diff")
+    agent.setup(session)
+    try:
+        agent.run("Greet Ada in greetings.txt.")
+    finally:
+        agent.cleanup()
+    assert agent.stop_reason == "completed"
+    connects = [line for line in trace.read_text().splitlines() if "connect(" in line and "AF_UNIX" not in line]
+    targets = {m.group(0) for line in connects for m in re.finditer(r"sin6?_port=htons\(\d+\)[^}]*", line)}
+    assert targets == {f'sin_port=htons({fake_openai_server.port}), sin_addr=inet_addr("127.0.0.1")'}, connects
+
+
 def test_a_model_error_ends_the_checkpoint_as_an_api_error(
     make_agent: Callable[..., Agent], session: Session, fake_openai_server: Any, credential: Any
 ) -> None:
