@@ -81,6 +81,8 @@ def test_chat_files_are_the_workspace_text_files(tmp_path: Path) -> None:
     (tmp_path / "link.py").symlink_to(tmp_path / "README.md")
     assert workspace_chat_files(tmp_path, limit=10, max_bytes=1000) == ["-rf", "README.md", "src/a.py"]
     assert workspace_chat_files(tmp_path, limit=2, max_bytes=1000) == ["-rf", "README.md"]
+    # "-rf" (19 bytes) fits, README.md (3) too, src/a.py (6) would pass 25 bytes: left out
+    assert workspace_chat_files(tmp_path, limit=10, max_bytes=1000, total_bytes=25) == ["-rf", "README.md"]
 
 
 @pytest.mark.parametrize(

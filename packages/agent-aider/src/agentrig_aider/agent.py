@@ -121,7 +121,8 @@ class AiderAgent(CliAgent):
         if self.config.chat_files == "none" or self._session is None:
             return []
         root = Path(self._session.workspace.path)
-        return workspace_chat_files(root, limit=self.config.max_chat_files, max_bytes=self.config.max_chat_file_bytes)
+        return workspace_chat_files(root, limit=self.config.max_chat_files, max_bytes=self.config.max_chat_file_bytes,
+                                    total_bytes=self.config.max_chat_bytes)
 
     def run(self, task: str) -> None:
         """Run aider on ``task`` until it ends, a limit kills it, or it fails."""

@@ -110,12 +110,14 @@ def build_env(*, credential: ProviderCredential | None, base_url: str, home: str
     return env
 
 
-def workspace_chat_files(root: Path, *, limit: int, max_bytes: int) -> list[str]:
+def workspace_chat_files(root: Path, *, limit: int, max_bytes: int, total_bytes: int | None = None) -> list[str]:
     """Relative paths of the workspace's regular text files for aider's chat, in name order: no hidden
     files or directories (``.git``, ``.aider*``), no symbolic links, none over ``max_bytes`` or holding a
-    NUL byte in its first 8 KiB, at most ``limit`` of them. Names stay arguments of ``--file=``: one
-    starting with ``-`` is never taken for a flag."""
+    NUL byte in its first 8 KiB, at most ``limit`` of them holding at most ``total_bytes`` together (a file
+    that would pass it is left out, smaller ones after it may still go in). Names stay arguments of
+    ``--file=``: one starting with ``-`` is never taken for a flag."""
     found: list[str] = []
+    budget = total_bytes if total_bytes is not None else float("inf")
     for directory, dirs, names in os.walk(root):
         dirs[:] = sorted(d for d in dirs if not d.startswith("."))
         for name in sorted(names):
@@ -125,13 +127,15 @@ def workspace_chat_files(root: Path, *, limit: int, max_bytes: int) -> list[str]
             if path.is_symlink() or not path.is_file():
                 continue
             try:
-                if path.stat().st_size > max_bytes:
+                size = path.stat().st_size
+                if size > max_bytes or size > budget:
                     continue
                 with open(path, "rb") as handle:
                     if b"\0" in handle.read(8192):
                         continue
             except OSError:
                 continue
+            budget -= size
             found.append(path.relative_to(root).as_posix())
             if len(found) >= limit:
                 return found

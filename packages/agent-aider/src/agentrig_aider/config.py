@@ -127,9 +127,12 @@ class AiderConfig(CliAgentConfig):
         default="workspace",
         description="Files added to aider's chat: every file of the workspace (up to max_chat_files), or none.",
     )
-    max_chat_files: int = Field(default=200, ge=0, description="At most this many workspace files go into the chat.")
+    max_chat_files: int = Field(default=100, ge=0, description="At most this many workspace files go into the chat.")
     max_chat_file_bytes: int = Field(
-        default=200_000, ge=0, description="Workspace files larger than this stay out of the chat (binary files too)."
+        default=100_000, ge=0, description="Workspace files larger than this stay out of the chat (binary files too)."
+    )
+    max_chat_bytes: int = Field(
+        default=400_000, ge=0, description="The files put into the chat hold at most this many bytes together (~100k tokens)."
     )
     git: bool = Field(
         default=False,
