@@ -8,7 +8,8 @@
 - Tests that share something only one worker should hold are kept on one worker with
   ``pytest.mark.xdist_group(NAME)``: ``wheelhouse`` (the wheels and the venv built once per worker),
   ``claude_image`` (the claude_code agent image built by its module), ``codex_image`` (the codex agent
-  image, built by its tests' module fixture), ``chromium`` (one browser),
+  image, built by its tests' module fixture), ``aider_image`` (the aider agent image, built by its
+  tests' module fixture: pip installs aider-chat in it, minutes), ``chromium`` (one browser),
   ``ray_cluster`` (the local Ray cluster of agentrig-ray's tests).
   Every other shared resource is made unique per test (temporary directories, ports chosen by the
   OS, image versions, container names), and no test asserts a duration tight enough to need the

@@ -47,6 +47,8 @@ ARTIFACT_STDERR = "stderr.log"
 ARTIFACT_SESSION = "session.jsonl"
 #: The checkpoint's trajectory steps, one JSON object a line.
 ARTIFACT_TRAJECTORY = "trajectory.jsonl"
+#: OpenAI's own endpoint: where an ``openai/...`` model goes when nothing names another.
+OPENAI_BASE_URL = "https://api.openai.com/v1"
 #: What replaces a secret in anything the CLI wrote.
 REDACTED = "**********"
 
@@ -102,6 +104,8 @@ class CliAgent(Agent):
     #: How the agent's bundle is made (:mod:`agentrig.agents.bundles`): the CLI run in a task's own container
     #: (--runtime docker); ``None``: the agent has no bundle.
     bundle_recipe: ClassVar[BundleRecipe | None] = None
+    #: Whether the CLI is a Node.js program (its host ``node`` is checked in the ``local`` runtime).
+    runs_on_node: ClassVar[bool] = True
 
     def __init__(
         self,
@@ -193,6 +197,30 @@ class CliAgent(Agent):
                 f"the {self.agent_name} agent runs the real CLI and cannot use a replay model: pick a model"
             )
 
+    def _openai_base_url(self) -> str | None:
+        """The endpoint of a CLI speaking an OpenAI API: the config's ``base_url``, else ``OPENAI_BASE_URL`` or
+        the model's (:func:`agentrig.llm.factory.resolve_base_url`), else OpenAI's own for an ``openai/...``
+        model; ``None`` when the model has none."""
+        from agentrig.llm.factory import resolve_base_url
+
+        base_url = resolve_base_url(self.model, getattr(self.config, "base_url", None))
+        if base_url is None and self.model.provider == "openai":
+            return OPENAI_BASE_URL
+        return base_url
+
+    def _require_openai_endpoint(self, api: str, server: str) -> str:
+        """:meth:`_openai_base_url`, and a credential: else :class:`AgentSetupError` in one line naming the
+        ``api`` the CLI speaks and the kind of ``server`` 'base_url' may name instead (call it in ``preflight``)."""
+        base_url = self._openai_base_url()
+        if base_url is None:
+            raise AgentSetupError(
+                f"the {self.agent_name} agent speaks {api}; model provider '{self.model.provider}' has no "
+                f"endpoint: use an openai/... model or set 'base_url' to {server}"
+            )
+        if self.credential is None:
+            raise AgentSetupError(f"the {self.agent_name} agent needs a credential: set OPENAI_API_KEY")
+        return base_url
+
     def _check_stream_parser(self) -> None:
         """Refuse a ``stream_parser`` no plugin declares, before the CLI starts."""
         from agentrig.errors import UnknownPluginError
@@ -221,7 +249,7 @@ class CliAgent(Agent):
         """In the ``local`` runtime (``runtime_name``, default :attr:`runtime_name`), refuse a CLI that runs on
         Node when the host's ``node`` is missing or older than the CLI needs: one line (call it in ``preflight``).
         ``path``: the ``PATH`` the CLI is started with (default: this process's). Other runtimes bring their own."""
-        if (runtime_name or self.runtime_name) != "local":
+        if (runtime_name or self.runtime_name) != "local" or not self.runs_on_node:
             return
         from agentrig.agents.node_requirement import check_host_node
 
@@ -259,7 +287,7 @@ class CliAgent(Agent):
             raise AgentSetupError(
                 f"the {self.cli_name} '{self._binary}' cannot run in the {runtime.name} runtime "
                 f"(exit {result.exit_code}: {self._scrub(result.stderr.strip())[-300:] or 'no output'}): "
-                f"install it (`npm install {self.npm_package}@{wanted}`) or set 'binary' in the agent config"
+                f"install it ({self._install_hint(wanted)}) or set 'binary' in the agent config"
             )
         match = _VERSION.search(result.stdout)
         found = match.group(1) if match else result.stdout.strip()
@@ -304,6 +332,9 @@ class CliAgent(Agent):
         self._binary = f"{where}/{chosen}/{bundles.launcher(recipe.cli)}"
         if recipe.tools:  # the commands the CLI looks for on PATH (it would download them otherwise)
             self._env["PATH"] = f"{where}/{chosen}/bin:{self._env.get('PATH') or platform.path}"
+    def _install_hint(self, version: str) -> str:
+        """How to install the CLI at ``version``, for a message (``npm install PACKAGE@VERSION``)."""
+        return f"`npm install {self.npm_package}@{version}`"
 
     # -- a checkpoint -------------------------------------------------------------
 

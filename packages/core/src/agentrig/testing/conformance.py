@@ -36,6 +36,9 @@ then a reply with text and no tool call (the agent's cue that it is done).
 With ``plan.failure`` the model endpoint fails permanently on the first call
 (:meth:`ConformancePlan.fake_script` scripts an HTTP 401). An agent whose
 shell tool has another name or argument passes ``tool_name`` / ``argument``.
+An agent whose model calls no shell tool at all (aider, which edits files from the text of its
+replies) enqueues a script of its own and overrides :meth:`AgentConformance.scripted_turns` with
+the calls that script makes.
 
 ``model_requests`` (optional) returns the text of every request the model
 endpoint received, in order; with it the suite checks that a reset forgets
@@ -410,6 +413,12 @@ class AgentConformance:
         """Override (optional): return a function giving the text of every model request so far."""
         return None
 
+    def scripted_turns(self, plan: ConformancePlan) -> list[ScriptedTurn]:
+        """Override (optional): the model calls ``build_agent``'s script makes, in order (the usage checks
+        count them); by default :meth:`ConformancePlan.turns`. An agent whose model calls no shell tool
+        (aider edits files from the text of its replies) scripts its own calls and says so here."""
+        return plan.turns()
+
     # -- the suite's own machinery ------------------------------------------
 
     @pytest.fixture
@@ -560,7 +569,7 @@ class AgentConformance:
         """Each model call is an ``LLMCall`` step and counted in usage; costs agree."""
         outcome = conformance()
         run = outcome.finished()
-        turns = outcome.plan.turns()
+        turns = self.scripted_turns(outcome.plan)
         for checkpoint in run.checkpoints:
             scripted = [t for t in turns if t.checkpoint == checkpoint.name]
             usage = checkpoint.result.usage
