@@ -178,7 +178,7 @@ def test_a_missing_tool_names_its_package_and_the_others_go_on(tmp_path: Path, m
     monkeypatch.setenv("PATH", str(tmp_path))
     record = measure("c", _snapshot(tmp_path, {"a.py": "import os\n"}), ["lint", "patterns", "size"])
     assert record.metrics["lint"].error == (
-        "lint: ruff is not installed: pip install 'ruff' (or pip install 'agentrig[metrics]' for every built-in metric)")
+        "lint: ruff is not installed: pip install 'ruff==0.14.1' (or pip install 'agentrig[metrics]' for every built-in metric)")
     assert "pip install 'ast-grep-cli'" in (record.metrics["patterns"].error or "")
     assert record.metrics["size"].status == "ok"
 
