@@ -96,6 +96,44 @@ def test_a_third_party_metric_registers_and_a_broken_one_is_recorded_not_fatal(t
         get_registry().unregister(name)
 
 
+CLASSES = """
+class Store:
+    def get(self, key):
+        if key:
+            return 1
+        return 0
+
+    def put(self, key, value):
+        def check(v):
+            if v:
+                return v
+            return None
+        return check(value)
+
+    class Cursor:
+        def step(self):
+            for _ in range(3):
+                if _:
+                    return 1
+            return 0
+
+
+def top(x):
+    return x
+"""
+
+
+def test_complexity_counts_each_method_once(tmp_path: Path) -> None:
+    # radon's cc_visit lists a class's methods after the class: they are counted once, not twice;
+    # a nested class's methods and a method's closure are counted too
+    record = measure("checkpoint_1", _snapshot(tmp_path, {"store.py": CLASSES}), ["complexity"])
+    complexity = record.metrics["complexity"]
+    rows = sorted((f["name"], f["cc"]) for f in complexity.details["functions"])
+    assert rows == [("Cursor.step", 3), ("Store.get", 2), ("Store.put", 1), ("check", 2), ("top", 1)]
+    assert complexity.figures["functions"] == 5 and complexity.figures["cc_sum"] == 9
+    assert complexity.figures["cc_max"] == 3 and complexity.figures["rank.A"] == 5
+
+
 def test_figures_of_a_snapshot(tmp_path: Path) -> None:
     snap = _snapshot(tmp_path, {"app.py": FIRST, "pkg/dup.py": BLOCK.format(n=1) + BLOCK.format(n=2), "bad.py": "def (:\n"})
     record = measure("checkpoint_1", snap, ALL)
@@ -140,7 +178,7 @@ def test_a_missing_tool_names_its_package_and_the_others_go_on(tmp_path: Path, m
     monkeypatch.setenv("PATH", str(tmp_path))
     record = measure("c", _snapshot(tmp_path, {"a.py": "import os\n"}), ["lint", "patterns", "size"])
     assert record.metrics["lint"].error == (
-        "lint: ruff is not installed: pip install 'ruff' (or pip install 'agentrig[metrics]' for every built-in metric)")
+        "lint: ruff is not installed: pip install 'ruff==0.14.1' (or pip install 'agentrig[metrics]' for every built-in metric)")
     assert "pip install 'ast-grep-cli'" in (record.metrics["patterns"].error or "")
     assert record.metrics["size"].status == "ok"
 

@@ -84,7 +84,10 @@ class ProblemEnvironment(BaseModel):
     ``seed`` replaces the problem's ``workspace`` directory as the files the
     fresh workspace starts with; ``notices`` are one line each where the
     problem gets less than it asks for (a network it cannot have): the run
-    shows them and records them with the problem.
+    shows them and records them with the problem; ``snapshot_ignore`` are
+    paths relative to the workspace (POSIX, taken literally) that the
+    checkpoints' snapshots leave out on top of the defaults, as the
+    benchmark's own snapshots do (SlopCodeBench's static assets).
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -93,6 +96,7 @@ class ProblemEnvironment(BaseModel):
     runtime_options: dict[str, Any] = Field(default_factory=dict)
     seed: Path | None = None
     notices: list[str] = Field(default_factory=list)
+    snapshot_ignore: list[str] = Field(default_factory=list)
 
 
 class SolutionError(RuntimeError):

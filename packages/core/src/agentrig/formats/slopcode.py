@@ -14,6 +14,11 @@ As SlopCodeBench's own runner does:
   ``%%%ENTRYPOINT:entry_command%%%`` placeholders become ``X.py`` /
   ``python X.py``; the first checkpoint asks for a virtual environment and a
   ``requirements.txt``, later ones to keep using them;
+- the static assets are copied into the agent's workspace at their ``save_path`` before the first
+  checkpoint (``Workspace.materialize_assets`` of its agent session), and again before a checkpoint
+  whose workspace lacks one (a resumed run's); the snapshots leave them out, as the benchmark's do;
+- the ``oracle`` makes the workspace equal each checkpoint's ``solutions/checkpoint_N/`` (the
+  benchmark's reference snapshot), the static assets put back beside it;
 - tests run on a copy of the workspace laid out as its ``PytestRunner`` lays out the submission
   it evaluates (``src/slop_code/evaluation/pytest_runner.py``): what its snapshots leave out is
   removed first (``venv/``, ``.venv/``, ``.evaluation_tests/``, ``tests/assets``, every ``*.pyc``,
@@ -57,7 +62,7 @@ import posixpath
 import re
 import shlex
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
@@ -73,8 +78,19 @@ from agentrig.boundary import (
 from agentrig.evaluation.engine import ReportSpec, TestCommand
 from agentrig.evaluation.policy import PassPolicy
 from agentrig.evaluation.records import TestResult
-from agentrig.formats.interface import EvaluationContext, ProblemFormat, SolutionError, parse_policy
+from agentrig.formats.interface import (
+    CheckpointSetupError,
+    EvaluationContext,
+    ProblemEnvironment,
+    ProblemFormat,
+    SolutionError,
+    parse_policy,
+)
 from agentrig.problem import Checkpoint, Problem, ProblemError
+from agentrig.runtime.interface import Invocation
+
+if TYPE_CHECKING:
+    from agentrig.runtime.interface import Runtime
 
 CONFIG_FILE = "config.yaml"
 #: Where SlopCodeBench's runner puts its tests in the submission (``WORKSPACE_TEST_DIR``).
@@ -422,15 +438,66 @@ class SlopCodeFormat(ProblemFormat):
                 total += cases
         return total
 
+    # -- the agent's workspace ------------------------------------------------------------
+
+    def prepare_environment(
+        self, problem: Problem, runtime: str, options: dict[str, Any] | None, scratch: Path, *, rebuild: str | None = None
+    ) -> ProblemEnvironment | None:
+        """The run's own runtime and image; the checkpoints' snapshots leave each static asset's
+        ``save_path`` out, as the benchmark's snapshots do (``EnvironmentSpec.get_ignore_globs``)."""
+        assert isinstance(problem, SlopProblem)
+        if not problem.asset_save_paths:
+            return None
+        return ProblemEnvironment(runtime_options=dict(options or {}), snapshot_ignore=list(problem.asset_save_paths))
+
+    def prepare_checkpoint(self, problem: Problem, checkpoint: Checkpoint, runtime: Runtime, workspace: Path) -> None:
+        """Put the static assets into the agent's workspace at their ``save_path``, as the benchmark's
+        agent session does (``Workspace.materialize_assets``): before the first checkpoint, and
+        before a later one whose workspace lacks one (a resumed run's, restored from a snapshot that
+        leaves them out); what the agent did to them meanwhile is otherwise kept."""
+        assert isinstance(problem, SlopProblem)
+        first = problem.checkpoints.index(checkpoint) == 0
+        materialize_assets(problem, runtime, workspace, only_missing=not first)
+
     # -- the reference solution -------------------------------------------------------
 
-    def apply_solution(self, problem: Problem, checkpoint: Checkpoint, runtime: Any, workspace: Path) -> None:
-        """Copy ``solutions/checkpoint_N/`` over the workspace."""
+    def apply_solution(self, problem: Problem, checkpoint: Checkpoint, runtime: Runtime, workspace: Path) -> None:
+        """Make the workspace equal ``solutions/checkpoint_N/``, as the benchmark's reference snapshot
+        of the checkpoint is (nothing of an earlier checkpoint's solution stays), with the static
+        assets where the agent's workspace holds them (the snapshot leaves them out)."""
         if checkpoint.solution is None:
             raise SolutionError(
                 f"{problem.path / 'solutions' / checkpoint.name}: no reference solution for checkpoint '{checkpoint.name}'"
             )
+        cleared = runtime.exec(
+            Invocation(["sh", "-c", 'find "$1" -mindepth 1 -maxdepth 1 -exec rm -rf -- {} +', "sh", runtime.workdir],
+                       timeout=600)
+        )
+        if cleared.exit_code != 0:
+            why = " ".join((cleared.stderr or cleared.stdout or "").split())[-300:]
+            raise SolutionError(f"cannot empty the workspace for the solution of '{checkpoint.name}': {why}")
         super().apply_solution(problem, checkpoint, runtime, workspace)
+        assert isinstance(problem, SlopProblem)
+        materialize_assets(problem, runtime, workspace, only_missing=False)
+
+
+def materialize_assets(problem: SlopProblem, runtime: Runtime, workspace: Path, *, only_missing: bool) -> None:
+    """Copy each static asset to its ``save_path`` in the workspace (a directory merged over what is
+    there, as ``shutil.copytree(..., dirs_exist_ok=True)`` does); with ``only_missing``, only those
+    absent. A ``save_path`` reached through a symbolic link the agent left is refused
+    (:class:`CheckpointSetupError`): nothing is written outside the workspace."""
+    for (name, relative), saved in zip(problem.static_assets.items(), problem.asset_save_paths, strict=True):
+        target = posixpath.normpath(saved.replace("\\", "/"))
+        parts = target.split("/")
+        for depth in range(1, len(parts) + 1):
+            if (workspace / "/".join(parts[:depth])).is_symlink():
+                raise CheckpointSetupError(
+                    f"static asset '{name}': '{'/'.join(parts[:depth])}' in the workspace is a symbolic link;"
+                    f" the asset is not copied through it"
+                )
+        if only_missing and os.path.lexists(workspace / target):
+            continue
+        runtime.upload(problem.path / relative, posixpath.join(runtime.workdir, target))
 
 
 def group_of(test: TestResult, current: str, markers: dict[str, MarkerConfig]) -> str:

@@ -42,17 +42,22 @@ def nesting_by_line(tree: ast.Module) -> dict[tuple[int, str], int]:
 
 
 def _blocks(results: list[Any]) -> list[Any]:
-    """radon's functions and methods (closures included), flattened out of its classes."""
+    """radon's functions and methods (closures included), each once, flattened out of its classes.
+
+    ``cc_visit`` lists a top-level class and then its methods; the methods of a class nested in a
+    class are listed only in that class's ``inner_classes``, and closures only in their function's
+    ``closures``."""
     found: list[Any] = []
-    pending = list(results)
+    pending = [(block, True) for block in results]
     while pending:
-        block = pending.pop()
+        block, listed = pending.pop()
         if hasattr(block, "methods"):  # a class
-            pending.extend(block.methods)
-            pending.extend(getattr(block, "inner_classes", []))
+            if not listed:
+                pending.extend((method, True) for method in block.methods)
+            pending.extend((inner, False) for inner in getattr(block, "inner_classes", []))
             continue
         found.append(block)
-        pending.extend(getattr(block, "closures", []))
+        pending.extend((closure, True) for closure in getattr(block, "closures", []))
     return found
 
 

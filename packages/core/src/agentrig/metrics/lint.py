@@ -8,11 +8,39 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from agentrig.metrics.interface import Metric, MetricError, SnapshotSources
-from agentrig.metrics.tools import find_executable, run_tool
+from agentrig.metrics.interface import Metric, MetricError, SnapshotSources, ToolMissingError
+from agentrig.metrics.tools import executable_candidates, run_tool
 
 #: Files per ruff run: keeps each command line well under the system's limit.
 _BATCH = 400
+#: The ruff the lint figures are defined by: SlopCodeBench's (its ``uv.lock``). Another release
+#: adds, drops and changes rules, so its counts differ; the ``metrics`` extra installs this one.
+RUFF_VERSION = "0.14.1"
+RUFF_PACKAGE = f"ruff=={RUFF_VERSION}"
+
+
+def ruff_version(ruff: str, cwd: Path) -> str:
+    """The version ``ruff --version`` prints (``ruff 0.14.1``: ``0.14.1``)."""
+    words = run_tool([ruff, "--version"], cwd, ok_codes=(0,)).split()
+    return words[1] if len(words) >= 2 and words[0] == "ruff" else " ".join(words)[:40] or "unknown"
+
+
+def pinned_ruff(candidates: list[str], cwd: Path) -> str:
+    """The first of ``candidates`` (ruff executables) that is ruff :data:`RUFF_VERSION`;
+    :class:`ToolMissingError` when there is none, :class:`MetricError` naming the versions found
+    when none is that version."""
+    if not candidates:
+        raise ToolMissingError("ruff", RUFF_PACKAGE)
+    found: list[str] = []
+    for ruff in candidates:
+        version = ruff_version(ruff, cwd)
+        if version == RUFF_VERSION:
+            return ruff
+        found.append(f"{version} ({ruff})")
+    raise MetricError(
+        f"ruff {', '.join(found)} is not the ruff {RUFF_VERSION} the lint figures are defined by:"
+        f" pip install '{RUFF_PACKAGE}' beside agentrig (or pip install 'agentrig[metrics]')"
+    )
 
 
 def selected_rules() -> list[str]:
@@ -42,14 +70,16 @@ def family_of(code: str, families: list[str]) -> str:
 
 class LintMetric(Metric):
     """Figures: ``violations``, ``fixable`` (violations with a safe fix) and ``family.<F>`` per rule
-    family. Details: counts by rule code (``by_rule``), by family and by file. Ruff runs with
+    family. Details: counts by rule code (``by_rule``), by family and by file, and ``ruff_version``:
+    always :data:`RUFF_VERSION`, the only ruff the metric runs (found beside the interpreter, then on
+    ``PATH``; another version is a failure naming the one to install). Ruff runs with
     ``--isolated`` (the snapshot's own ruff settings are ignored: every run is measured alike),
     ``--preview``, ``--no-cache`` (nothing is written into the snapshot) and the rules of
     ``lint_rules.txt``."""
 
     def compute(self, sources: SnapshotSources) -> tuple[dict[str, float], dict[str, Any]]:
         """Run ruff over the snapshot's files and count what it reports."""
-        ruff = find_executable("ruff", "ruff")
+        ruff = pinned_ruff(executable_candidates("ruff"), sources.root)
         select = [flag for rule in selected_rules() for flag in ("--select", rule)]
         base = [ruff, "check", "--output-format", "json", "--isolated", "--preview", "--no-cache", "--exit-zero", *select]
         found: list[dict[str, Any]] = []
@@ -76,6 +106,6 @@ class LintMetric(Metric):
             fixable += bool(fix and fix.get("applicability") == "safe")
         figures = {"violations": float(sum(by_rule.values())), "fixable": float(fixable)}
         figures.update({f"family.{name}": float(count) for name, count in sorted(by_family.items())})
-        details = {"by_rule": dict(sorted(by_rule.items())), "by_family": dict(sorted(by_family.items())),
-                   "by_file": dict(sorted(by_file.items()))}
+        details = {"ruff_version": RUFF_VERSION, "by_rule": dict(sorted(by_rule.items())),
+                   "by_family": dict(sorted(by_family.items())), "by_file": dict(sorted(by_file.items()))}
         return figures, details

@@ -23,16 +23,26 @@ def require_module(module: str, package: str) -> ModuleType:
         raise ToolMissingError(module, package) from None
 
 
-def find_executable(name: str, package: str) -> str:
-    """The path of executable ``name``: beside this interpreter first (the environment agentrig is
-    installed in), then on ``PATH``; :class:`ToolMissingError` naming ``package`` when neither has it."""
+def executable_candidates(name: str) -> list[str]:
+    """The paths of executable ``name`` in the order they are tried: beside this interpreter (the
+    environment agentrig is installed in), then the first on ``PATH``; each once."""
+    found: list[str] = []
     beside = Path(sys.executable).parent / name
     if beside.is_file():
-        return str(beside)
-    found = shutil.which(name)
-    if found is None:
-        raise ToolMissingError(name, package)
+        found.append(str(beside))
+    on_path = shutil.which(name)
+    if on_path is not None and all(Path(on_path).resolve() != Path(f).resolve() for f in found):
+        found.append(on_path)
     return found
+
+
+def find_executable(name: str, package: str) -> str:
+    """The first of :func:`executable_candidates`; :class:`ToolMissingError` naming ``package`` when
+    there is none."""
+    found = executable_candidates(name)
+    if not found:
+        raise ToolMissingError(name, package)
+    return found[0]
 
 
 def run_tool(argv: list[str], cwd: Path, ok_codes: tuple[int, ...] = (0, 1)) -> str:

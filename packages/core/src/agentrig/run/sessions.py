@@ -35,15 +35,18 @@ def open_session(
     directory the workspace was seeded from in the end (kept while the session
     lives: the first checkpoint's diff compares with it). ``env`` is added to every command's environment.
     ``rebuild`` (``agentrig run --rebuild``) reaches the format's ``prepare_environment``; its
-    ``notices`` (what the problem cannot have here) become ``session.notices``.
+    ``notices`` (what the problem cannot have here) become ``session.notices``; its ``snapshot_ignore``
+    is left out of the workspace's snapshots.
     """
     from agentrig.agents.session import Session
+    from agentrig.workspace import DEFAULT_IGNORES
 
     merged = dict(options or {})
     if image:
         merged["image"] = image
     scratch: Path | None = None
     notices: list[str] = []
+    ignore: tuple[str, ...] = DEFAULT_IGNORES
     try:
         if problem is not None:
             from agentrig.formats.resolve import get_format
@@ -60,8 +63,10 @@ def open_session(
                     merged["image"] = prepared.image
                 if prepared.seed is not None:
                     seed = prepared.seed
+                ignore += _literal_paths(prepared.snapshot_ignore)
         session = Session.create(
-            runtime=runtime, seed=seed, name=name, base_dir=base_dir, env=env, runtime_options=merged or None
+            runtime=runtime, seed=seed, name=name, base_dir=base_dir, env=env, runtime_options=merged or None,
+            ignore=ignore,
         )
     except BaseException:
         if scratch is not None:
@@ -79,6 +84,15 @@ def open_session(
     session.seed = seed
     session.notices = notices
     return session
+
+
+def _literal_paths(paths: list[str]) -> tuple[str, ...]:
+    """Workspace paths as ignore globs that match each path itself only (a glob holding ``/`` is
+    matched against the whole relative path; its special characters are escaped)."""
+    import glob
+    import posixpath
+
+    return tuple("/" + glob.escape(posixpath.normpath(path.replace("\\", "/")).strip("/")) for path in paths)
 
 
 def _takes_rebuild(problem_format: Any) -> bool:
