@@ -22,8 +22,10 @@ RUN set -e; \\
       && rm -rf /var/lib/apt/lists/*; \\
     fi; \\
     python3 -m venv /opt/aider; \\
-    PIP_CERT=/etc/ssl/certs/ca-certificates.crt /opt/aider/bin/pip install --quiet --no-cache-dir \\
-      --disable-pip-version-check "aider-chat=={{ version }}"; \\
+    export PIP_CERT=/etc/ssl/certs/ca-certificates.crt SSL_CERT_FILE=/etc/ssl/certs/ca-certificates.crt; \\
+    python3 -m venv /tmp/uv && /tmp/uv/bin/pip install --quiet --no-cache-dir --disable-pip-version-check uv; \\
+    /tmp/uv/bin/uv pip install --quiet --no-cache --python /opt/aider/bin/python "aider-chat=={{ version }}"; \\
+    rm -rf /tmp/uv; \\
     ln -s /opt/aider/bin/aider /usr/local/bin/aider; \\
     test "$(aider --version | cut -d' ' -f2)" = "{{ version }}"
 """
