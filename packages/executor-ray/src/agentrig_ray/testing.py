@@ -28,13 +28,43 @@ START_TIMEOUT = 240.0
 #: Times the whole cluster is started anew when a node does not come up.
 START_ATTEMPTS = 5
 
+#: How long starting the whole cluster (both nodes, every attempt) may take: well inside the
+#: Ray tests' 900 s timeout, which the first test using the cluster shares with its start.
+CLUSTER_START_TIMEOUT = 600.0
 
-#: ``ray start``, with a node's registration waited for up to START_TIMEOUT instead of
-#: the 30 s hard-coded in Ray 2.60 (``ray._private.node``), which a machine shared by
-#: many busy processes misses: the registration check it loops on is retried here.
+
+#: ``ray start`` made to come up on a machine shared by many busy processes (Ray 2.60):
+#:
+#: * the raylet waits 15 s (hard-coded, no setting) for the dashboard agent, a Python
+#:   process that imports half of Ray, to write its port files; on a loaded machine the
+#:   agent takes longer and the raylet aborts ("Timed out waiting for file
+#:   .../dashboard_agent_listen_port_*", "Check failed"), every time. The dashboard agent's
+#:   and the runtime-env agent's ports are given (``--dashboard-agent-grpc-port``,
+#:   ``--dashboard-agent-listen-port``, ``--metrics-export-port``, ``--runtime-env-agent-port``),
+#:   so their files are written here, with Ray's own ``persist_port``, before the raylet
+#:   starts; the agents write the same ports again once they listen;
+#: * a node's registration is waited for up to START_TIMEOUT instead of the 30 s
+#:   hard-coded in ``ray._private.node``: the check it loops on is retried here, as long
+#:   as the raylet lives (a raylet that died fails the attempt within Ray's own 30 s).
 _PATIENT_RAY_START = f"""
-import sys, time
+import inspect, sys, time
 import ray._private.services as services
+from ray._raylet import (DASHBOARD_AGENT_LISTEN_PORT_NAME, METRICS_AGENT_PORT_NAME, METRICS_EXPORT_PORT_NAME,
+                         RUNTIME_ENV_AGENT_PORT_NAME, persist_port)
+_start_raylet = services.start_raylet
+_raylets = []
+def start_raylet(*args, **kwargs):
+    given = inspect.signature(_start_raylet).bind(*args, **kwargs).arguments
+    for name, port in [(DASHBOARD_AGENT_LISTEN_PORT_NAME, given.get("dashboard_agent_listen_port")),
+                       (METRICS_AGENT_PORT_NAME, given.get("metrics_agent_port")),
+                       (METRICS_EXPORT_PORT_NAME, given.get("metrics_export_port")),
+                       (RUNTIME_ENV_AGENT_PORT_NAME, given.get("runtime_env_agent_port"))]:
+        if port:
+            persist_port(given["session_dir"], given["node_id"], name, port)
+    info = _start_raylet(*args, **kwargs)
+    _raylets.append(info.process)
+    return info
+services.start_raylet = start_raylet
 _get_node = services.get_node
 def get_node(gcs_address, node_id):
     deadline = time.monotonic() + {START_TIMEOUT}
@@ -42,7 +72,7 @@ def get_node(gcs_address, node_id):
         try:
             return _get_node(gcs_address, node_id)
         except RuntimeError:
-            if time.monotonic() > deadline:
+            if time.monotonic() > deadline or any(p.poll() is not None for p in _raylets):
                 raise
             time.sleep(0.5)
 services.get_node = get_node
@@ -173,11 +203,23 @@ class LocalRayCluster:
         self.hidden = Path(tempfile.mkdtemp(prefix="arr-hidden-", dir="/tmp"))
         self.nodes: list[subprocess.Popen[bytes]] = []
 
-    def _start(self, args: list[str], name: str, hide: Path | None = None) -> None:
-        """Start one node; on failure end its process group (the other node stays) and raise."""
+    def _free_ports(self, count: int) -> list[int]:
+        """``count`` free ports, none of them one this cluster uses already."""
+        ports: list[int] = []
+        while len(ports) < count:
+            port = free_port()
+            if port not in (self.port, self.client_port, *ports):
+                ports.append(port)
+        return ports
+
+    def _start(self, args: list[str], name: str, hide: Path | None, until: float) -> None:
+        """Start one node by ``until`` (monotonic); on failure end its process group (the other node stays) and raise."""
         log = self.root / f"{name}.log"
+        # the dashboard agent's ports, chosen here (see _PATIENT_RAY_START); new ones each attempt
+        grpc, listen, metrics, runtime_env = self._free_ports(4)
         command = [sys.executable, "-c", _PATIENT_RAY_START, "start", "--block", "--node-ip-address=127.0.0.1",
-                   "--disable-usage-stats", *args]
+                   "--disable-usage-stats", f"--dashboard-agent-grpc-port={grpc}", f"--dashboard-agent-listen-port={listen}",
+                   f"--metrics-export-port={metrics}", f"--runtime-env-agent-port={runtime_env}", *args]
         if hide is not None:
             # its own mount namespace, the directory covered by an empty read-only tmpfs, then the node
             command = ["unshare", "--mount", "--propagation", "private", "sh", "-c",
@@ -187,7 +229,7 @@ class LocalRayCluster:
                 command, env=self.env, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, start_new_session=True,
             )
         self.nodes.append(node)
-        deadline = time.monotonic() + START_TIMEOUT
+        deadline = min(time.monotonic() + START_TIMEOUT, until)
         while b"Ray runtime started" not in log.read_bytes():
             if node.poll() is not None or time.monotonic() > deadline:
                 try:
@@ -196,34 +238,51 @@ class LocalRayCluster:
                     pass
                 node.wait(10)
                 self.nodes.remove(node)
-                raise RuntimeError(f"ray start ({name}) failed:\n{log.read_text(errors='replace')[-3000:]}")
+                raise RuntimeError(f"ray start ({name}) failed:\n{log.read_text(errors='replace')[-3000:]}{self._fatal_lines()}")
             time.sleep(0.2)
 
-    def _start_with_retries(self, args: list[str], name: str, hide: Path | None = None) -> None:
-        # `ray start` gives a node 30 s (hard-coded) to register with the head,
-        # which a machine shared by many busy processes sometimes misses.
+    def _fatal_lines(self) -> str:
+        """The fatal lines (``Check failed``, a crash) of the raylet logs of the cluster's newest session, if any."""
+        lines = []
+        for path in sorted(self.root.glob("session_latest/logs/raylet*.out")):
+            for line in path.read_text(errors="replace").splitlines():
+                if "] (raylet) " in line and " C " in line.split("] (raylet) ")[0]:
+                    head, _, failed = line.partition("Check failed:")  # what failed, without Ray's boilerplate
+                    lines.append(f"{path.name}: {head[:60]}... Check failed:{failed[:400]}" if failed else f"{path.name}: {line[:500]}")
+        return "".join(f"\n{line}" for line in lines)
+
+    def _start_with_retries(self, args: list[str], name: str, until: float, hide: Path | None = None) -> None:
+        # a node that does not come up (a port taken meanwhile, a Ray process that died) is started
+        # anew, as long as the cluster's time lasts
         for attempt in range(START_ATTEMPTS):
             try:
-                self._start(args, name, hide)
+                self._start(args, name, hide, until)
                 return
-            except RuntimeError:
-                if attempt == START_ATTEMPTS - 1:
-                    raise
-                time.sleep(5 * (attempt + 1))
+            except RuntimeError as error:
+                pause = 5 * (attempt + 1)
+                if attempt == START_ATTEMPTS - 1 or time.monotonic() + pause >= until:
+                    raise RuntimeError(
+                        f"the local Ray cluster did not start within {CLUSTER_START_TIMEOUT:.0f} s"
+                        f" ({attempt + 1} attempts): {error}"
+                    ) from None
+                time.sleep(pause)
 
     def __enter__(self) -> LocalRayCluster:
         """Start the head, then the worker node (each tried again if it does not come up); all torn down on failure."""
+        until = time.monotonic() + CLUSTER_START_TIMEOUT
         try:
             self._start_with_retries(
                 ["--head", f"--port={self.port}", f"--ray-client-server-port={self.client_port}",
                  f"--num-cpus={self.head_cpus}", "--include-dashboard=false",
                  f"--temp-dir={self.root}"],
                 "head",
+                until,
             )
             self._start_with_retries(
                 [f"--address={self.address}", f"--num-cpus={self.worker_cpus}", '--resources={"second_node": 1}',
                  f"--temp-dir={self.root}"],
                 "worker",
+                until,
                 self.hidden if self.hide_from_worker else None,
             )
         except BaseException:
