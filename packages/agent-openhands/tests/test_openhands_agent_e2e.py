@@ -131,6 +131,28 @@ def test_cost_limit_kills_openhands_mid_tool(
     agent.cleanup()
 
 
+def test_time_limit_kills_openhands_mid_tool(
+    make_agent: Callable[..., OpenHandsAgent], session: Any, fake_openai_server: Any
+) -> None:
+    """A checkpoint's ``time_limit`` ends the driver while the tool it runs waits (ten minutes): a limit, not an error.
+    The limit leaves the SDK's start (tens of seconds on a loaded machine) room before the tool begins."""
+    tag = f"OPENHANDS-TIMER-{time.monotonic_ns()}"
+    fake_openai_server.add_reply("Waiting.", tool_calls=[shell(sleeper_command(tag, seconds=600))])
+    fake_openai_server.add_reply("Never.")
+    agent = make_agent(cost_limits=AgentCostLimits(time_limit=120))
+    steps = record_steps(agent)
+    agent.setup(session)
+    result = agent.run_checkpoint("wait")
+    assert not result.had_error, result.error_message
+    assert result.stop_reason == "time_limit" and result.usage.steps == 1
+    tool = next(s for s in steps if isinstance(s, ToolUseStep))
+    assert tag in tool.arguments["command"] and tool.result is None  # killed while it ran
+    time.sleep(0.3)
+    assert live_processes(tag) == [], "processes of the killed driver survive"
+    assert not (session.workspace.path / "late.txt").exists()
+    agent.cleanup()
+
+
 def test_step_limit_kills_openhands_after_that_many_model_calls(
     make_agent: Callable[..., OpenHandsAgent], session: Any, fake_openai_server: Any
 ) -> None:
@@ -162,4 +184,34 @@ def test_wrong_pinned_version_is_refused(make_agent: Callable[..., OpenHandsAgen
     agent = make_agent(version="1.0.0")
     with pytest.raises(AgentSetupError, match=re.escape("version 1.58.2, the agent config pins 1.0.0")):
         agent.setup(session)
+    agent.cleanup()
+
+
+def test_openhands_connects_to_nothing_but_the_model_endpoint(
+    make_agent: Callable[..., OpenHandsAgent], session: Any, fake_openai_server: Any, openhands_python: str,
+    tmp_path: Path,
+) -> None:
+    """Every socket the driver (the SDK, LiteLLM, the tools' shell) connects is the fake's: no price-list download,
+    no tracing, no DNS lookup."""
+    import shutil
+    import stat
+
+    from agentrig.testing.prerequisites import require
+
+    strace = shutil.which("strace")
+    require(None if strace else "strace is not installed (apt-get install strace)", "strace is missing")
+    trace = tmp_path / "connect.trace"
+    wrapper = tmp_path / "python-traced"
+    wrapper.write_text(f'#!/bin/sh\nexec {strace} -f -qq -o {trace} -e trace=connect {openhands_python} "$@"\n')
+    wrapper.chmod(wrapper.stat().st_mode | stat.S_IXUSR)
+    fake_openai_server.add_reply("Looking.", tool_calls=[shell("echo ok")])
+    fake_openai_server.add_reply("Done.")
+    agent = make_agent(binary=str(wrapper))
+    agent.setup(session)
+    result = agent.run_checkpoint("look around")
+    assert not result.had_error, result.error_message
+    connects = [line for line in trace.read_text().splitlines() if "AF_INET" in line]
+    targets = {re.search(r"sin6?_port=htons\((\d+)\).*?addr(?:=inet_addr|\(AF_INET6)?\(?\"?([0-9a-f.:]+)", line).groups()
+               for line in connects}
+    assert targets == {(str(fake_openai_server.port), "127.0.0.1")}, connects
     agent.cleanup()
