@@ -137,7 +137,9 @@ def test_time_limit_kills_openhands_mid_tool(
     """A checkpoint's ``time_limit`` ends the driver while the tool it runs waits (ten minutes): a limit, not an error.
     The limit leaves the SDK's start (tens of seconds on a loaded machine) room before the tool begins."""
     tag = f"OPENHANDS-TIMER-{time.monotonic_ns()}"
-    fake_openai_server.add_reply("Waiting.", tool_calls=[shell(sleeper_command(tag, seconds=600))])
+    # with a timeout the terminal blocks (without one it hands control back after 30 s without output)
+    call = {"name": "terminal", "arguments": {"command": sleeper_command(tag, seconds=600), "timeout": 600}}
+    fake_openai_server.add_reply("Waiting.", tool_calls=[call])
     fake_openai_server.add_reply("Never.")
     agent = make_agent(cost_limits=AgentCostLimits(time_limit=120))
     steps = record_steps(agent)

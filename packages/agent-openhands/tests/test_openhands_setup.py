@@ -44,6 +44,11 @@ def test_env_may_not_set_what_agentrig_sets(name: str) -> None:
         OpenHandsConfig(env={name: "x"})
 
 
+def test_extra_args_are_refused() -> None:
+    with pytest.raises(ValidationError, match="takes no extra arguments"):
+        OpenHandsConfig(extra_args=["--verbose"])
+
+
 def test_listing_agents_imports_no_openhands_code() -> None:
     """``agentrig agents list`` shows the agent without importing the agent, the parser or the SDK."""
     probe = (

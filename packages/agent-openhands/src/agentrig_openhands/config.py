@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import ClassVar, Literal
 
-from pydantic import Field
+from pydantic import Field, field_validator
 
 from agentrig.agents.cli_config import CliAgentConfig
 
@@ -75,3 +75,10 @@ class OpenHandsConfig(CliAgentConfig):
     stream_parser: str = Field(
         default="openhands-jsonl", description="The stream parser (agentrig_stream_parsers) reading the driver's JSON lines."
     )
+
+    @field_validator("extra_args")
+    @classmethod
+    def _no_extra_args(cls, value: list[str]) -> list[str]:
+        if value:
+            raise ValueError("the OpenHands driver takes no extra arguments: set the agent's own fields instead")
+        return value

@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import sys
 import uuid
 from typing import Any, TextIO
@@ -40,6 +41,8 @@ SDK_DISTRIBUTION = "openhands-sdk"
 TOOLS_DISTRIBUTION = "openhands-tools"
 #: How much of a tool's output one observation line carries.
 MAX_TEXT = 20000
+#: Terminal control sequences (the shell's bracketed-paste switches) in a tool's output.
+_CONTROL = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 
 
 def _version() -> str:
@@ -152,7 +155,7 @@ def _event_record(event: Any) -> dict[str, Any] | None:
         }
     if kind == "ObservationEvent":
         observation = event.observation
-        text = _text_of(getattr(observation, "content", None))
+        text = _CONTROL.sub("", _text_of(getattr(observation, "content", None)))
         return {
             "type": "observation",
             "tool": event.tool_name,
