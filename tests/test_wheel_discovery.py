@@ -35,6 +35,7 @@ def test_agents_from_wheels_with_distribution_and_version(fresh_venv):
         "codex": ("agentrig-codex", "0.1.0"),
         "opencode": ("agentrig-opencode", "0.1.0"),
         "gemini_cli": ("agentrig-gemini-cli", "0.1.0"),
+        "openhands": ("agentrig-openhands", "0.1.0"),
         "miniswe": ("agentrig-miniswe", "0.1.0"),
         "react": ("agentrig-react", "0.1.0"),
         "echo": ("thirdparty-echo-agent", "4.2.0"),
@@ -58,6 +59,7 @@ def test_listing_does_not_import_agent_implementations(fresh_venv):
         "         'agentrig_codex.agent', 'agentrig_codex.config', 'agentrig_codex.exec_json',\n"
         "         'agentrig_opencode.agent', 'agentrig_opencode.config', 'agentrig_opencode.run_json',\n"
         "         'agentrig_gemini_cli.agent', 'agentrig_gemini_cli.config', 'agentrig_gemini_cli.stream_json',\n"
+        "         'agentrig_openhands.agent', 'agentrig_openhands.config', 'agentrig_openhands.events', 'openhands',\n"
         "         'thirdparty_agent.agent', 'minisweagent', 'litellm', 'openai', 'anthropic', 'docker',\n"
         "         'pydantic', 'ray', 'agentrig_ray.executor']\n"
         "print([m for m in heavy if m in sys.modules])\n"
@@ -100,7 +102,7 @@ def test_broken_installed_plugin_warns_and_strict_fails(fresh_venv, wheelhouse, 
     env = {"PYTHONPATH": str(target)}
     result = _agentrig(fresh_venv, "agents", "list", "--json", **env)
     assert result.returncode == 0
-    assert len(json.loads(result.stdout)) == 8  # our six agents, the third party's echo and the core's oracle
+    assert len(json.loads(result.stdout)) == 9  # our seven agents, the third party's echo and the core's oracle
     assert result.stderr.splitlines() == [
         ("agentrig: warning: plugin 'broken' (broken-plugin 0.0.1): failed to import 'broken_plugin.plugin': "
         "ImportError: broken_plugin needs a library that is not installed")
