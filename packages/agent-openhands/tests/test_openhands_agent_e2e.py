@@ -122,9 +122,10 @@ def test_cost_limit_kills_openhands_mid_tool(
     assert result.stop_reason == "cost_limit"
     assert result.usage.cost >= 1.0 and result.usage.steps == 1
     assert len(server.model_requests) == 1
-    # the tool OpenHands was running when it was killed is in the trajectory, without a result
-    tool = next(s for s in steps if isinstance(s, ToolUseStep))
-    assert tag in tool.arguments["command"] and tool.result is None
+    # the driver reports a call's usage before what the call asked for: the kill comes as the tool starts, so the
+    # trajectory holds the tool call without a result, or (killed before its line was read) not at all
+    tools = [s for s in steps if isinstance(s, ToolUseStep)]
+    assert all(tag in t.arguments["command"] and t.result is None for t in tools), tools
     time.sleep(0.3)
     assert live_processes(tag) == [], "processes of the killed driver survive"
     assert not (session.workspace.path / "late.txt").exists()
