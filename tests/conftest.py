@@ -15,7 +15,7 @@ REPO = Path(__file__).resolve().parents[1]
 collect_ignore_glob = ["fixtures/*"]
 OUR_PACKAGES = [
     "core", "agent-claude-code", "agent-codex", "agent-gemini-cli", "agent-opencode", "agent-miniswe", "agent-react",
-    "agent-qwen-code", "agent-aider", "executor-ray",
+    "agent-qwen-code", "agent-aider", "agent-openhands", "executor-ray",
 ]
 
 

@@ -36,7 +36,7 @@ def agent_packages() -> dict[str, list[str]]:
 
 def test_every_agent_package_is_listed_and_only_its_plugin_module_imported(fresh_venv: Path) -> None:
     packages = agent_packages()
-    assert {"agentrig-claude-code", "agentrig-codex"} <= set(packages)
+    assert {"agentrig-claude-code", "agentrig-codex", "agentrig-openhands"} <= set(packages)
     env = {k: v for k, v in os.environ.items() if not k.startswith("AGENTRIG_")}
     listed = subprocess.run([str(venv_bin(fresh_venv, "agentrig")), "agents", "list", "--json"], capture_output=True,
                             text=True, env=env, timeout=60)

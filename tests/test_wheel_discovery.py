@@ -37,6 +37,7 @@ def test_agents_from_wheels_with_distribution_and_version(fresh_venv):
         "gemini_cli": ("agentrig-gemini-cli", "0.1.0"),
         "qwen_code": ("agentrig-qwen-code", "0.1.0"),
         "aider": ("agentrig-aider", "0.1.0"),
+        "openhands": ("agentrig-openhands", "0.1.0"),
         "miniswe": ("agentrig-miniswe", "0.1.0"),
         "react": ("agentrig-react", "0.1.0"),
         "echo": ("thirdparty-echo-agent", "4.2.0"),
@@ -62,6 +63,7 @@ def test_listing_does_not_import_agent_implementations(fresh_venv):
         "         'agentrig_gemini_cli.agent', 'agentrig_gemini_cli.config', 'agentrig_gemini_cli.stream_json',\n"
         "         'agentrig_qwen_code.agent', 'agentrig_qwen_code.config', 'agentrig_qwen_code.stream_json',\n"
         "         'agentrig_aider.agent', 'agentrig_aider.config', 'agentrig_aider.events', 'aider',\n"
+        "         'agentrig_openhands.agent', 'agentrig_openhands.config', 'agentrig_openhands.events', 'openhands',\n"
         "         'thirdparty_agent.agent', 'minisweagent', 'litellm', 'openai', 'anthropic', 'docker',\n"
         "         'pydantic', 'ray', 'agentrig_ray.executor']\n"
         "print([m for m in heavy if m in sys.modules])\n"
