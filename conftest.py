@@ -10,7 +10,8 @@
   ``claude_image`` (the claude_code agent image built by its module), ``codex_image`` (the codex agent
   image, built by its tests' module fixture), ``aider_image`` (the aider agent image, built by its
   tests' module fixture: pip installs aider-chat in it, minutes), ``chromium`` (one browser),
-  ``ray_cluster`` (the local Ray cluster of agentrig-ray's tests).
+  ``ray_cluster`` (the local Ray cluster of agentrig-ray's tests), ``cli_bundles_<agent>`` (a CLI agent's
+  bundle, packed once per worker, in tests/test_run_cli_bundles.py).
   Every other shared resource is made unique per test (temporary directories, ports chosen by the
   OS, image versions, container names), and no test asserts a duration tight enough to need the
   machine to itself.

@@ -1,5 +1,5 @@
 """CLI agents in a task's own container, through their bundles: `agentrig run --agent claude_code` (codex,
-opencode, gemini_cli) on a Harbor task whose image is plain Debian (no Node.js, no CLI), a Terminal-Bench task
+opencode, gemini_cli, qwen_code) on a Harbor task whose image is plain Debian (no Node.js, no CLI), a Terminal-Bench task
 and a multi-step task, with the real pinned CLIs (packed from npm into the bundle cache) talking to the test
 kit's fake model servers on the host (``-c runtime.network=host``); and the one line when the bundle cannot
 run in the task's image (busybox: no C library loader)."""
@@ -19,8 +19,10 @@ import pytest
 from agentrig.run.records import CheckpointResultLine
 
 # a CLI's first start in a fresh home (its state, its database) takes long on a loaded machine: the tasks' own
-# agent time limits (60-120 s) would make these tests about the machine's load, so the runs give the agent 15 minutes
-pytestmark = [pytest.mark.docker, pytest.mark.xdist_group("cli_bundles"), pytest.mark.timeout(3600)]
+# agent time limits (60-120 s) would make these tests about the machine's load, so the runs give the agent 15 minutes.
+# Each agent's tests share a worker (xdist group cli_bundles_<agent>): its bundle is packed once per worker, and the
+# agents' groups run side by side.
+pytestmark = [pytest.mark.docker, pytest.mark.timeout(3600)]
 TIME_LIMIT = ["-c", "cost_limits.time_limit=900"]
 
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -42,6 +44,7 @@ class CliAgentCase(NamedTuple):
             "codex": {"name": "exec_command", "arguments": {"cmd": command}},
             "opencode": {"name": "bash", "arguments": {"command": command, "description": "run it"}},
             "gemini_cli": {"name": "run_shell_command", "arguments": {"command": command}},
+            "qwen_code": {"name": "run_shell_command", "arguments": {"command": command}},
         }[self.agent]
         server.add_reply("On it.", tool_calls=[call])
         server.add_reply("Done.")
@@ -52,12 +55,16 @@ CASES = {
     "codex": CliAgentCase("codex", "openai/gpt-5", "OPENAI_API_KEY", "fake_openai_server", "codex_cli"),
     "opencode": CliAgentCase("opencode", "openai/gpt-5", "OPENAI_API_KEY", "fake_openai_server", "opencode_cli"),
     "gemini_cli": CliAgentCase("gemini_cli", "gemini/gemini-2.5-pro", "GEMINI_API_KEY", "fake_gemini_server", "gemini_cli"),
+    "qwen_code": CliAgentCase("qwen_code", "openai/gpt-5", "OPENAI_API_KEY", "fake_openai_server", "qwen_cli"),
 }
 API_KEY = "sk-test-bundle-secret-0123456789"
 #: The launch record's field naming the CLI session a checkpoint continued (claude_code, gemini_cli; codex; opencode).
 RESUMED_FIELDS = ("resumed_session", "resumed_thread", "continued_session")
 #: Each agent's tests, marked as needing its CLI.
-AGENTS = [pytest.param(name, marks=getattr(pytest.mark, case.marker)) for name, case in sorted(CASES.items())]
+AGENTS = [
+    pytest.param(name, marks=[getattr(pytest.mark, case.marker), pytest.mark.xdist_group(f"cli_bundles_{name}")])
+    for name, case in sorted(CASES.items())
+]
 
 
 @pytest.fixture(scope="session")
@@ -127,6 +134,7 @@ def test_cli_agent_solves_a_harbor_task_in_plain_debian(
 
 
 @pytest.mark.claude_cli
+@pytest.mark.xdist_group("cli_bundles_claude_code")
 def test_bundle_that_cannot_run_in_the_image_is_one_line_and_no_run_directory(
     tmp_path: Path, fake_anthropic_server: Any, docker_test_image: str, bundles_root: Path
 ) -> None:
@@ -243,6 +251,7 @@ def _native_problem(root: Path) -> Path:
 
 
 @pytest.mark.claude_cli
+@pytest.mark.xdist_group("cli_bundles_claude_code")
 def test_a_native_problem_runs_the_bundle_in_the_given_image_and_a_bundle_of_one_s_own(
     tmp_path: Path, fake_anthropic_server: Any, debian_test_image: str, bundles_root: Path
 ) -> None:
@@ -279,6 +288,7 @@ def test_a_native_problem_runs_the_bundle_in_the_given_image_and_a_bundle_of_one
 
 
 @pytest.mark.claude_cli
+@pytest.mark.xdist_group("cli_bundles_claude_code")
 def test_a_time_limit_kills_the_cli_s_process_tree_in_the_task_s_container(
     tmp_path: Path, fake_anthropic_server: Any, debian_test_image: str, bundles_root: Path
 ) -> None:

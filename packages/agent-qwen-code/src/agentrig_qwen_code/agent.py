@@ -14,11 +14,12 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from agentrig.agents.bundles import BundleRecipe, BundleSource
 from agentrig.agents.cli_agent import CliAgent, CliLaunch
 from agentrig.errors import AgentSetupError, AgentStepError
 from agentrig.usage import TokenUsage
 from agentrig_qwen_code.command import QwenSettings, build_argv, build_env
-from agentrig_qwen_code.config import BASE_URL_ENV, KEY_ENV, NODE_MAJOR, OPENAI_BASE_URL, QwenCodeConfig
+from agentrig_qwen_code.config import BASE_URL_ENV, KEY_ENV, NODE_MAJOR, NODE_VERSION, OPENAI_BASE_URL, QwenCodeConfig
 from agentrig_qwen_code.outcome import QwenOutcome
 from agentrig_qwen_code.stream_json import API_ERROR_PREFIX
 
@@ -48,6 +49,17 @@ class QwenCodeAgent(CliAgent):
     agent_type = "qwen_code"
     cli_name = "Qwen Code CLI"
     npm_package = "@qwen-code/qwen-code"
+    #: The bundle run in a task's own container: the CLI's JavaScript bundle (no required dependency: its
+    #: optional ones are a terminal, the clipboard and image resizing, none used headless) on Node.js 22 from
+    #: npm (``node-linux-<arch>``, glibc builds only: no musl container).
+    bundle_recipe = BundleRecipe(
+        cli="qwen",
+        sources={
+            f"linux-{arch}-glibc": BundleSource(package="@qwen-code/qwen-code@{version}", entry="cli-entry.js")
+            for arch in ("x64", "arm64")
+        },
+        node=NODE_VERSION,
+    )
     #: Node.js the CLI needs when its package.json names no ``engines.node`` (@qwen-code/qwen-code 0.24.4 says >=22).
     node_fallback = str(NODE_MAJOR)
     config_class = QwenCodeConfig
