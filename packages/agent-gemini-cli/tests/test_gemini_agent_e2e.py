@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import re
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -11,11 +10,17 @@ from typing import Any
 
 import pytest
 
-from agentrig import AgentCostLimits, AgentSetupError
+from agentrig import AgentCostLimits
 from agentrig.model_definition import ThinkingPreset
 from agentrig.pricing import APIPricing
 from agentrig.testing.cli_agents import live_processes, record_steps, sleeper_command
-from agentrig.testing.cli_checkpoints import check_connects_only_to_the_model, check_session_continued, check_step_limit
+from agentrig.testing.cli_checkpoints import (
+    check_api_error,
+    check_connects_only_to_the_model,
+    check_pinned_version_refused,
+    check_session_continued,
+    check_step_limit,
+)
 from agentrig.trajectory import AgentTextStep, LLMCall, ThinkingStep, ToolUseStep, UserStep
 from agentrig_gemini_cli.agent import GeminiCliAgent
 
@@ -156,22 +161,12 @@ def test_next_checkpoint_resumes_the_session(
 def test_api_error_is_one_clear_error(
     make_agent: Callable[..., GeminiCliAgent], session: Any, fake_gemini_server: Any
 ) -> None:
-    fake_gemini_server.add_fault(400, message="API key not valid. Please pass a valid API key.")
-    agent = make_agent(max_attempts=1)
-    agent.setup(session)
-    result = agent.run_checkpoint("hi")
-    assert result.had_error and result.stop_reason == "api_error"
-    assert result.error_message is not None and "API key not valid" in result.error_message
-    assert API_KEY not in result.error_message
-    assert len(fake_gemini_server.model_requests) == 1
-    agent.cleanup()
+    check_api_error(make_agent, session, fake_gemini_server, status=400,
+                    message="API key not valid. Please pass a valid API key.", api_key=API_KEY, max_attempts=1)
 
 
 def test_wrong_pinned_version_is_refused(make_agent: Callable[..., GeminiCliAgent], session: Any) -> None:
-    agent = make_agent(version="0.1.0")
-    with pytest.raises(AgentSetupError, match=re.escape("version 0.61.0, the agent config pins 0.1.0")):
-        agent.setup(session)
-    agent.cleanup()
+    check_pinned_version_refused(make_agent, session, installed="0.61.0", pinned="0.1.0")
 
 
 def test_the_cli_connects_to_nothing_but_the_model_endpoint(

@@ -13,9 +13,9 @@ from typing import Any
 
 import pytest
 
-from agentrig import AgentCostLimits, AgentSetupError
+from agentrig import AgentCostLimits
 from agentrig.pricing import APIPricing
-from agentrig.testing.cli_checkpoints import check_session_continued
+from agentrig.testing.cli_checkpoints import check_api_error, check_pinned_version_refused, check_session_continued
 from agentrig.testing.fake_server import Fault
 from agentrig.testing.prerequisites import require
 from agentrig.trajectory import LLMCall, ToolUseStep, UserStep
@@ -186,19 +186,11 @@ def test_next_checkpoint_continues_the_session(
                             launch_field="continued_session", conversation=lambda request: request.raw_body)
 
 
-def test_api_error_is_one_clear_error(make_agent: Callable[..., OpenCodeAgent], session: Any, fake_openai_server: Any) -> None:
-    fake_openai_server.add_fault(401, message="bad key")
-    agent = make_agent()
-    agent.setup(session)
-    result = agent.run_checkpoint("hi")
-    assert result.had_error and result.stop_reason == "api_error"
-    assert result.error_message is not None and "bad key" in result.error_message and API_KEY not in result.error_message
-    assert len(fake_openai_server.model_requests) == 1  # a 401 is not retried
-    agent.cleanup()
+def test_api_error_is_one_clear_error(
+    make_agent: Callable[..., OpenCodeAgent], session: Any, fake_openai_server: Any
+) -> None:
+    check_api_error(make_agent, session, fake_openai_server, status=401, message="bad key", api_key=API_KEY)
 
 
 def test_wrong_pinned_version_is_refused(make_agent: Callable[..., OpenCodeAgent], session: Any) -> None:
-    agent = make_agent(version="0.1.0")
-    with pytest.raises(AgentSetupError, match=re.escape("version 1.18.33, the agent config pins 0.1.0")):
-        agent.setup(session)
-    agent.cleanup()
+    check_pinned_version_refused(make_agent, session, installed="1.18.33", pinned="0.1.0")

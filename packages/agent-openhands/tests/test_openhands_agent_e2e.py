@@ -11,10 +11,10 @@ from typing import Any
 
 import pytest
 
-from agentrig import AgentCostLimits, AgentSetupError
+from agentrig import AgentCostLimits
 from agentrig.pricing import APIPricing
 from agentrig.testing.cli_agents import live_processes, record_steps, sleeper_command
-from agentrig.testing.cli_checkpoints import check_session_continued, check_step_limit
+from agentrig.testing.cli_checkpoints import check_api_error, check_pinned_version_refused, check_session_continued, check_step_limit
 from agentrig.trajectory import AgentTextStep, LLMCall, ToolUseStep, UserStep
 from agentrig_openhands.agent import OpenHandsAgent
 
@@ -172,22 +172,11 @@ def test_next_checkpoint_continues_the_conversation(
 def test_api_error_is_one_clear_error(
     make_agent: Callable[..., OpenHandsAgent], session: Any, fake_openai_server: Any
 ) -> None:
-    fake_openai_server.add_fault(401, message="Incorrect API key provided.")
-    agent = make_agent()
-    agent.setup(session)
-    result = agent.run_checkpoint("hi")
-    assert result.had_error and result.stop_reason == "api_error"
-    assert result.error_message is not None and "Incorrect API key provided" in result.error_message
-    assert API_KEY not in result.error_message
-    assert len(fake_openai_server.model_requests) == 1
-    agent.cleanup()
+    check_api_error(make_agent, session, fake_openai_server, status=401, message="Incorrect API key provided.", api_key=API_KEY)
 
 
 def test_wrong_pinned_version_is_refused(make_agent: Callable[..., OpenHandsAgent], session: Any) -> None:
-    agent = make_agent(version="1.0.0")
-    with pytest.raises(AgentSetupError, match=re.escape("version 1.58.2, the agent config pins 1.0.0")):
-        agent.setup(session)
-    agent.cleanup()
+    check_pinned_version_refused(make_agent, session, installed="1.58.2", pinned="1.0.0")
 
 
 def test_openhands_connects_to_nothing_but_the_model_endpoint(

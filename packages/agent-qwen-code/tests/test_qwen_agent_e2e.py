@@ -3,19 +3,19 @@
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from agentrig import AgentSetupError
 from agentrig.pricing import APIPricing
 from agentrig.testing.cli_agents import record_steps
 from agentrig.testing.cli_checkpoints import (
+    check_api_error,
     check_connects_only_to_the_model,
     check_cost_limit,
+    check_pinned_version_refused,
     check_session_continued,
     check_step_limit,
     check_time_limit,
@@ -125,22 +125,11 @@ def test_next_checkpoint_resumes_the_session(
 def test_api_error_is_one_clear_error(
     make_agent: Callable[..., QwenCodeAgent], session: Any, fake_openai_server: Any
 ) -> None:
-    fake_openai_server.add_fault(401, message="Incorrect API key provided.")
-    agent = make_agent()
-    agent.setup(session)
-    result = agent.run_checkpoint("hi")
-    assert result.had_error and result.stop_reason == "api_error"
-    assert result.error_message is not None and "Incorrect API key provided." in result.error_message
-    assert API_KEY not in result.error_message
-    assert len(fake_openai_server.model_requests) == 1
-    agent.cleanup()
+    check_api_error(make_agent, session, fake_openai_server, status=401, message="Incorrect API key provided.", api_key=API_KEY)
 
 
 def test_wrong_pinned_version_is_refused(make_agent: Callable[..., QwenCodeAgent], session: Any) -> None:
-    agent = make_agent(version="0.1.0")
-    with pytest.raises(AgentSetupError, match=re.escape("version 0.24.4, the agent config pins 0.1.0")):
-        agent.setup(session)
-    agent.cleanup()
+    check_pinned_version_refused(make_agent, session, installed="0.24.4", pinned="0.1.0")
 
 
 def test_the_cli_connects_to_nothing_but_the_model_endpoint(

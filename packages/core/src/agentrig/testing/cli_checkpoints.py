@@ -5,7 +5,8 @@ the model calls, the attribute holding the CLI session the agent continues (``th
 the field of the launch record naming the session a checkpoint continued, and where a request carries the
 conversation. An agent's ``test_*_agent_e2e.py`` passes these with its fixtures (``make_agent``, ``session``,
 its fake server) to :func:`check_step_limit`, :func:`check_cost_limit`, :func:`check_time_limit` and
-:func:`check_session_continued`, then checks what is its own on what they return.
+:func:`check_session_continued` (and :func:`check_api_error`, :func:`check_pinned_version_refused`), then
+checks what is its own on what they return.
 """
 
 from __future__ import annotations
@@ -191,3 +192,41 @@ def check_connects_only_to_the_model(
     targets = {match.groups() for match in matches if match}
     assert targets == {(str(server.port), "127.0.0.1")}, connects
 
+
+
+def check_api_error(
+    make_agent: Callable[..., Agent], session: Session, server: FakeModelServer, *, status: int, message: str,
+    api_key: str, **options: Any,
+) -> CheckpointInferenceResult:
+    """The model endpoint refuses the first call with ``status`` and ``message`` (a bad key): one clear error,
+    stop reason ``api_error``, the provider's ``message`` in it and never ``api_key``; one call asked (the CLI
+    does not retry it). ``options`` go to ``make_agent`` (e.g. no retries of the CLI's own). Returns the result."""
+    server.add_fault(status, message=message)
+    agent = make_agent(**options)
+    try:
+        agent.setup(session)
+        result = agent.run_checkpoint("hi")
+        assert result.had_error and result.stop_reason == "api_error"
+        assert result.error_message is not None and message in result.error_message, result.error_message
+        assert api_key not in result.error_message
+        assert len(server.model_requests) == 1
+    finally:
+        agent.cleanup()
+    return result
+
+
+def check_pinned_version_refused(make_agent: Callable[..., Agent], session: Session, *, installed: str, pinned: str) -> None:
+    """A config pinning ``pinned`` while the CLI reports ``installed`` is refused at setup, in the one line that
+    names both."""
+    import re
+
+    import pytest
+
+    from agentrig.errors import AgentSetupError
+
+    agent = make_agent(version=pinned)
+    try:
+        with pytest.raises(AgentSetupError, match=re.escape(f"version {installed}, the agent config pins {pinned}")):
+            agent.setup(session)
+    finally:
+        agent.cleanup()
