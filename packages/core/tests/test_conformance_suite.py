@@ -5,6 +5,7 @@ the promise it breaks."""
 
 from __future__ import annotations
 
+import os
 import sys
 import textwrap
 from pathlib import Path
@@ -173,3 +174,50 @@ def test_without_model_requests_the_context_checks_skip(pytester: pytest.Pyteste
     result = pytester.runpytest_inprocess("-p", "no:cacheprovider", "-q", "-rs", "-k", "conversation")
     result.assert_outcomes(skipped=2)
     result.stdout.fnmatch_lines(["*'model_requests' fixture is not provided*"])
+
+
+COUNTING_SUITE = SUITE_MODULE + '''
+
+class CountingAgent(subjects.ScriptedAgent):
+    def setup(self, session):
+        super().setup(session)
+        import os
+        with open(os.environ["AGENTRIG_RUNS_OUT"], "a") as log:
+            log.write(f"{type(self).__name__} {os.environ.get('PYTEST_XDIST_WORKER', '-')}\\n")
+
+
+class TestCounting(Subject):
+    agent_cls = CountingAgent
+
+    def test_builds_the_agent_its_plugin_declares(self):
+        pytest.skip("declared by no plugin")
+
+
+class CountingAloneAgent(CountingAgent):
+    pass
+
+
+class TestCountingAlone(TestCounting):
+    agent_cls = CountingAloneAgent
+    share_runs = False
+'''
+
+
+def test_a_classs_checks_share_their_runs_on_one_worker(
+    pytester: pytest.Pytester, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The thirteen checks that run the agent ask for four plans: the agent runs four times plus the
+    process check's own run, all on one worker under ``--dist loadgroup``; ``share_runs = False`` runs
+    each check's plan anew."""
+    pytester.makepyfile(test_counting=COUNTING_SUITE)
+    out = tmp_path / "runs.txt"
+    monkeypatch.setenv("AGENTRIG_RUNS_OUT", str(out))
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join([str(HERE), *sys.path]))
+    result = pytester.runpytest_subprocess("-p", "no:cacheprovider", "-q", "-n", "2", "--dist", "loadgroup")
+    result.assert_outcomes(passed=28, skipped=4)
+    runs = [line.split() for line in out.read_text().splitlines()]
+    shared = [worker for name, worker in runs if name == "CountingAgent"]
+    alone = [worker for name, worker in runs if name == "CountingAloneAgent"]
+    assert len(shared) == 5, f"the sharing class ran the agent {len(shared)} times: {runs}"
+    assert len(set(shared)) == 1, f"the sharing class's checks ran on {sorted(set(shared))}"
+    assert len(alone) == 13, f"the class that does not share ran the agent {len(alone)} times: {runs}"

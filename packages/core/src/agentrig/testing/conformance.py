@@ -46,7 +46,11 @@ the conversation and that ``reset_context=False`` keeps it.
 
 Class attributes tune the suite: ``sample_problem`` (default ``greetings``),
 ``runtime`` (``local``), ``expects_cost`` (the script's usage must be priced
-into a non-zero cost). A check that does not apply to an agent is turned off
+into a non-zero cost), ``share_runs`` (default true: the checks of one class
+that ask for the same plan read one run of it, so the agent runs the sample
+problem four times, not thirteen; ``test_no_process_outlives_cleanup`` always
+runs its own). Under pytest-xdist's ``--dist loadgroup`` a class's checks are
+kept on one worker (``agentrig.testing.pytest_plugin``), so they share there too. A check that does not apply to an agent is turned off
 by overriding its test method with one that calls ``pytest.skip(reason)``.
 """
 
@@ -60,6 +64,7 @@ import subprocess
 import sys
 import time
 import traceback
+import weakref
 from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
@@ -391,6 +396,15 @@ def _declaring_agent(cls: type[Agent]) -> AgentInfo | None:
     return None
 
 
+#: Runs shared by the checks of one conformance class: plan key -> run (``AgentConformance.share_runs``).
+_SHARED_RUNS: weakref.WeakKeyDictionary[type, dict[str, ConformanceRun]] = weakref.WeakKeyDictionary()
+
+
+def _plan_key(plan: ConformancePlan) -> str:
+    """What makes two plans ask the same run of an agent (the canary secret aside)."""
+    return plan.model_dump_json(exclude={"sample", "secret"})
+
+
 class AgentConformance:
     """Base class of an agent package's conformance tests; subclass it and
     provide the ``build_agent`` fixture (see the module's docstring)."""
@@ -400,6 +414,8 @@ class AgentConformance:
     expects_cost: ClassVar[bool] = True
     #: How long processes may take to go away after cleanup before they count as leaked.
     process_grace: ClassVar[float] = 3.0
+    #: Checks asking for the same plan read one run of it (see the module's docstring).
+    share_runs: ClassVar[bool] = True
 
     # -- fixtures the subclass provides -------------------------------------
 
@@ -429,14 +445,27 @@ class AgentConformance:
         tmp_path_factory: pytest.TempPathFactory,
         caplog: pytest.LogCaptureFixture,
     ) -> Callable[..., ConformanceRun]:
-        """A function running one plan (keyword overrides of :class:`ConformancePlan`) end to end."""
+        """A function running one plan (keyword overrides of :class:`ConformancePlan`) end to end.
+
+        With ``share_runs`` a plan this class has already run gives that run back (``fresh=True``: always
+        a new run)."""
         sample = load_sample_problem(self.sample_problem)
         caplog.set_level(logging.DEBUG)
+        shared = _SHARED_RUNS.setdefault(type(self), {}) if self.share_runs else None
 
-        def run(**overrides: Any) -> ConformanceRun:
+        def run(*, fresh: bool = False, **overrides: Any) -> ConformanceRun:
+            plan = ConformancePlan(sample=sample, **overrides)
+            key = _plan_key(plan)
+            if shared is not None and not fresh and key in shared:
+                return shared[key]
+            outcome = _run_plan(plan)
+            if shared is not None:
+                shared[key] = outcome
+            return outcome
+
+        def _run_plan(plan: ConformancePlan) -> ConformanceRun:
             from agentrig.registry import get_registry
 
-            plan = ConformancePlan(sample=sample, **overrides)
             agent = build_agent(plan)
             assert isinstance(agent, Agent), f"build_agent returned {type(agent).__name__}, not an agentrig.Agent"
             recorder = _Recorder(agent)
@@ -682,7 +711,7 @@ class AgentConformance:
     def test_no_process_outlives_cleanup(self, conformance: Callable[..., ConformanceRun]) -> None:
         """After cleanup no process the agent started is still running."""
         before = frozenset(_child_pids(os.getpid()))
-        conformance().finished()
+        conformance(fresh=True).finished()
         deadline = time.monotonic() + self.process_grace
         while True:
             leaked = _child_pids(os.getpid(), skip=before)

@@ -6,6 +6,7 @@ nothing heavy at load time.
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Iterator
 
 import pytest
@@ -36,3 +37,15 @@ def plugin_registry() -> Iterator[PluginRegistry]:
         yield get_registry()
     finally:
         reset_registry(old)
+
+
+@pytest.hookimpl(tryfirst=True)  # before pytest-xdist's own hook reads the groups (``--dist loadgroup``)
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Keep each conformance class's checks on one xdist worker, where they share their runs."""
+    conformance = sys.modules.get("agentrig.testing.conformance")
+    if conformance is None:  # no test module imported the suite: nothing to group
+        return
+    for item in items:
+        cls = getattr(item, "cls", None)
+        if cls is not None and issubclass(cls, conformance.AgentConformance) and cls.share_runs:
+            item.add_marker(pytest.mark.xdist_group(f"conformance_{cls.__module__}.{cls.__qualname__}"))
