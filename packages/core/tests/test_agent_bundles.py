@@ -11,6 +11,8 @@ from pathlib import Path
 
 import pytest
 
+import agentrig
+import agentrig.agents.cli_config
 from agentrig.agents import bundles
 from agentrig.agents.bundles import BundleError, BundleRecipe, BundleSource
 
@@ -151,3 +153,76 @@ def test_a_tool_the_cli_needs_goes_on_the_bundle_s_path_and_a_changed_recipe_rem
     ran = subprocess.run([path / "bin" / "tool"], capture_output=True, text=True, env={"PATH": f"{path}/bin:/usr/bin:/bin"})
     assert ran.stdout == "rg 15\n"
     assert bundles.BundleManifest.model_validate_json((path / bundles.MANIFEST).read_text()).packages == [str(cli), str(rg)]
+
+
+# -- `agentrig agents bundle NAME`: a bundle prepared ahead of a run (e.g. before going offline) --------------
+
+class _ToolConfig(agentrig.agents.cli_config.CliAgentConfig):
+    type: str = "tool_agent"
+    version: str | None = "1.2.3"
+
+
+def _register_tool_agent(source: Path) -> None:
+    """An agent ``tool_agent`` whose bundle is the local package ``source`` (glibc x64) or a static build."""
+    from agentrig.agents.interface import Agent
+
+    class ToolAgent(Agent):
+        bundle_recipe = BundleRecipe(
+            cli="tool",
+            sources={
+                "linux-x64-glibc": BundleSource(package=str(source), entry="tool"),
+                "linux-arm64-glibc": BundleSource(package=str(source), entry="tool"),
+            },
+        )
+
+    globals()["ToolAgent"] = ToolAgent
+
+    class Plugin:
+        @agentrig.hookimpl
+        def agentrig_agents(self) -> list[agentrig.AgentSpec]:
+            return [agentrig.AgentSpec(name="tool_agent", description="d", config=f"{__name__}:_ToolConfig",
+                                       agent=f"{__name__}:ToolAgent")]
+
+    agentrig.plugins.register(Plugin(), name="tool-agent-plugin")
+
+
+@needs_npm
+def test_agents_bundle_prepares_this_machine_s_bundle_once(
+    tmp_path: Path, plugin_registry: object, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from agentrig.cli import main
+
+    source = _package(tmp_path / "src", "tool-pkg", {"tool": "#!/bin/sh\necho tool-ran\n"})
+    _register_tool_agent(source)
+    monkeypatch.setenv(bundles.BUNDLES_DIR_ENV, str(tmp_path / "cache"))
+    host = bundles.host_platform().candidates()[0]  # this machine's platform
+    assert main(["agents", "bundle", "tool_agent", "--json"]) == 0
+    first = json.loads(capsys.readouterr().out)
+    expected = tmp_path / "cache" / "tool_agent-1.2.3" / host
+    assert [(r["platform"], r["path"], r["cached"]) for r in first] == [(host, str(expected), False)]
+    assert subprocess.run([expected / "bin" / "tool"], capture_output=True, text=True).stdout == "tool-ran\n"
+    assert main(["agents", "bundle", "tool_agent"]) == 0  # again: the cache answers
+    table = capsys.readouterr().out
+    assert host in table and "cached" in table
+    assert main(["agents", "bundle", "tool_agent", "--platform", "all", "--version", "1.2.3", "--json"]) == 0
+    assert {r["platform"] for r in json.loads(capsys.readouterr().out)} == {"linux-x64-glibc", "linux-arm64-glibc"}
+
+
+def test_agents_bundle_refuses_bad_input_in_one_line(
+    tmp_path: Path, plugin_registry: object, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from agentrig.cli import main
+
+    _register_tool_agent(tmp_path / "nowhere")
+    monkeypatch.setenv(bundles.BUNDLES_DIR_ENV, str(tmp_path / "cache"))
+    cases = [
+        (["agents", "bundle", "tool_agnet"], "tool_agent"),  # did you mean
+        (["agents", "bundle", "react"], "agent 'react' has no bundle: it runs in any image as it is"),
+        (["agents", "bundle", "tool_agent", "--platform", "linux-x64-musl"],
+         "--platform linux-x64-musl: the bundle has linux-arm64-glibc, linux-x64-glibc (or 'all')"),
+    ]
+    for argv, expected in cases:
+        assert main(argv) == 2, argv
+        err = capsys.readouterr().err.strip()
+        assert len(err.splitlines()) == 1 and expected in err, err
+    assert not (tmp_path / "cache").exists()  # nothing prepared

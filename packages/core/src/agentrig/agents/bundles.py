@@ -134,6 +134,12 @@ def parse_probe(output: str) -> ContainerPlatform:
     return ContainerPlatform(machine=machine, arch=arch, libc=libc, **({"path": path} if path else {}))
 
 
+def host_platform() -> ContainerPlatform:
+    """This machine's platform, probed as a container's is (:data:`PROBE_SCRIPT`)."""
+    done = subprocess.run(probe_command(), capture_output=True, text=True, timeout=30, check=False)
+    return parse_probe(done.stdout)
+
+
 def choose_platform(recipe: BundleRecipe, platform: ContainerPlatform) -> str | None:
     """The recipe's platform that runs on ``platform`` (``None``: none does)."""
     return next((name for name in platform.candidates() if name in recipe.sources), None)

@@ -1,4 +1,4 @@
-"""``agentrig agents list`` and ``agentrig agents show NAME``."""
+"""``agentrig agents list``, ``agentrig agents show NAME`` and ``agentrig agents bundle NAME``."""
 
 from __future__ import annotations
 
@@ -20,6 +20,20 @@ def add_parser(subparsers: Any) -> None:
     show.add_argument("name", help="agent type, as shown by `agentrig agents list`")
     show.add_argument("--json", action="store_true", help="print JSON")
     show.set_defaults(handler=show_agent)
+    bundle = sub.add_parser(
+        "bundle",
+        help="prepare a CLI agent's bundle now (the pinned CLI a task's own container runs), e.g. before going offline",
+    )
+    bundle.add_argument("name", help="agent type with a bundle (claude_code, codex, opencode, gemini_cli, qwen_code, ...)")
+    bundle.add_argument("--version", help="the CLI's version (default: the one the agent pins)")
+    bundle.add_argument(
+        "--platform",
+        action="append",
+        metavar="PLATFORM",
+        help="linux-<x64|arm64>-<glibc|musl|static>, repeatable, or 'all' (default: this machine's)",
+    )
+    bundle.add_argument("--json", action="store_true", help="print a JSON array")
+    bundle.set_defaults(handler=bundle_agent)
 
 
 def loaded_registry() -> Any:
@@ -109,3 +123,70 @@ def _type_name(prop: dict[str, Any]) -> str:
         return prop["$ref"].rsplit("/", 1)[-1]
     options = prop.get("anyOf") or prop.get("oneOf") or []
     return "|".join(_type_name(o) for o in options) or "any"
+
+
+def bundle_agent(args: argparse.Namespace) -> int:
+    """Prepare (or find cached) an agent's bundles and print where they are."""
+    import time
+
+    from agentrig.agents import bundles
+    from agentrig.agents.interface import get_agent_cls, get_agent_config_cls
+    from agentrig.errors import PluginError, UnknownAgentError
+
+    registry = loaded_registry()
+    try:
+        recipe = getattr(get_agent_cls(args.name, registry), "bundle_recipe", None)
+        config_cls = get_agent_config_cls(args.name, registry)
+    except UnknownAgentError as exc:
+        raise CLIError(str(exc), status=2) from exc
+    except PluginError as exc:
+        raise CLIError(str(exc)) from exc
+    if recipe is None:
+        raise CLIError(f"agent '{args.name}' has no bundle: it runs in any image as it is", status=2)
+    field = config_cls.model_fields.get("version")
+    version = args.version or (field.default if field is not None else None)
+    if not version:
+        raise CLIError(f"agent '{args.name}' pins no version: pass --version", status=2)
+    platforms = _bundle_platforms(args.platform, recipe)
+    root = bundles.bundles_dir()
+    rows: list[dict[str, Any]] = []
+    for platform in platforms:
+        target = root / bundles.bundle_name(args.name, version) / platform
+        cached = bundles.is_ready(target)
+        started = time.monotonic()
+        try:
+            path = bundles.prepare_bundle(args.name, version, platform, recipe, root=root)
+        except bundles.BundleError as exc:
+            raise CLIError(str(exc)) from exc
+        rows.append({"platform": platform, "path": str(path), "cached": cached,
+                     "seconds": round(time.monotonic() - started, 3)})
+    if args.json:
+        print_json(rows)
+        return 0
+    print_table(
+        ["platform", "path", "prepared"],
+        [[r["platform"], r["path"], "cached" if r["cached"] else f"in {r['seconds']:.1f} s"] for r in rows],
+    )
+    return 0
+
+
+def _bundle_platforms(given: list[str] | None, recipe: Any) -> list[str]:
+    """The platforms ``--platform`` names (``all``: every one the recipe has; none: this machine's)."""
+    from agentrig.agents import bundles
+
+    known = recipe.platforms()
+    if not given:
+        host = bundles.host_platform()
+        chosen = bundles.choose_platform(recipe, host)
+        if chosen is None:
+            raise CLIError(
+                f"this machine ({host.describe()}) runs none of the bundle's platforms ({', '.join(known)}): "
+                "pass --platform", status=2
+            )
+        return [chosen]
+    if "all" in given:
+        return known
+    unknown = [p for p in given if p not in known]
+    if unknown:
+        raise CLIError(f"--platform {unknown[0]}: the bundle has {', '.join(known)} (or 'all')", status=2)
+    return list(dict.fromkeys(given))
