@@ -131,14 +131,22 @@ def project_name(name: str, session_id: str) -> str:
     return f"{PROJECT_PREFIX}{readable}-{_PROJECT_CHARS.sub('-', session_id.lower())}"
 
 
-def _base_env() -> dict[str, str]:
-    """What the compose process inherits: the engine's address, the CLI's configuration, the classic builder."""
+def _base_env(*, buildkit: bool = False) -> dict[str, str]:
+    """What the compose process inherits: the engine's address, the CLI's configuration, and the builder:
+    the engine's classic one for a project's ``up`` (which builds nothing: images are built before), its
+    BuildKit for the builds of :mod:`agentrig.runtime.buildkit` (compose's own client; no buildx needed)."""
     env = {key: os.environ[key] for key in _PASSED_ENV if key in os.environ}
     env.setdefault("PATH", os.defpath)
     env["DOCKER_CONFIG"] = os.environ.get("DOCKER_CONFIG") or str(Path.home() / ".docker")
-    env["DOCKER_BUILDKIT"] = "0"  # no buildx here: the engine's classic builder, should a build ever run
-    env["COMPOSE_DOCKER_CLI_BUILD"] = "0"
+    env["DOCKER_BUILDKIT"] = "1" if buildkit else "0"
+    if not buildkit:
+        env["COMPOSE_DOCKER_CLI_BUILD"] = "0"
     return env
+
+
+def build_env() -> dict[str, str]:
+    """The environment of a ``docker compose build`` with the engine's BuildKit."""
+    return _base_env(buildkit=True)
 
 
 def _last_line(output: str) -> str:

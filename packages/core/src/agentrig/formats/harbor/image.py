@@ -10,9 +10,11 @@ task, or a base image rebuilt under the same name (``FROM ubuntu:24.04`` after
 ``docker build -t ubuntu:24.04``), gets a new tag, as Docker's own layer cache
 (what Harbor's ``docker compose build`` relies on) would miss. ``rebuild``
 (``agentrig run --rebuild``) builds again without the layer cache, once per
-invocation. Builds use the engine's classic builder through the SDK, never pull
-(an absent base image is an error naming it), and on a daemon without a bridge
-network run ``RUN`` steps on the host network. A failed build raises
+invocation. Builds use the engine's BuildKit through Docker Compose, as Compose and
+Harbor build (:mod:`agentrig.runtime.buildkit`; ``COPY a b .``, ``COPY --chmod``,
+``RUN --mount``), or the engine's classic builder through the SDK where Compose v2 is
+not installed; they never pull (an absent base image is an error naming it), and on
+a daemon without a bridge network run ``RUN`` steps on the host network. A failed build raises
 :class:`ImageBuildError` in one line with the failing step.
 """
 
@@ -36,6 +38,8 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
+#: The variable choosing the builder of task images: ``buildkit`` (default, through Compose v2) or ``classic``.
+BUILDER_ENV = "AGENTRIG_IMAGE_BUILDER"
 LABEL_BUILD_KEY = "agentrig.task-build-sha256"
 LABEL_TASK = "agentrig.task"
 LABEL_REBUILD = "agentrig.task-rebuild"
@@ -252,9 +256,11 @@ def build_task_image(
     previous_id: str | None = None
     try:
         existing = client.images.get(tag)
-        labels = existing.labels or {}
+        existing_labels = existing.labels or {}
         previous_id = existing.id
-        if labels.get(LABEL_BUILD_KEY) == digest and (rebuild is None or labels.get(LABEL_REBUILD) == rebuild):
+        if existing_labels.get(LABEL_BUILD_KEY) == digest and (
+            rebuild is None or existing_labels.get(LABEL_REBUILD) == rebuild
+        ):
             return _describe(client, tag, False)
     except docker.errors.ImageNotFound:
         pass
@@ -264,18 +270,75 @@ def build_task_image(
         relative = dockerfile.relative_to(context).as_posix()
     except ValueError:
         raise ImageBuildError(f"task '{task}': the Dockerfile {dockerfile} is outside its build context {context}") from None
-    last_lines: list[str] = []
     where = f"building the image of task '{task}' ({dockerfile})"
+    labels = {LABEL_BUILD_KEY: digest, LABEL_TASK: task, **({LABEL_REBUILD: rebuild} if rebuild else {})}
+    command = _buildkit_command()
+    if command is not None:
+        from agentrig.runtime import buildkit
+        from agentrig.runtime.compose import build_env
+
+        frontend = buildkit.syntax_image(dockerfile.read_text(encoding="utf-8", errors="replace"))
+        if frontend is not None and not _present(client, frontend):
+            raise buildkit.missing_frontend(where, frontend)
+        buildkit.compose_build(
+            command, context=context, dockerfile=relative, tag=tag, labels=labels, no_cache=rebuild is not None,
+            network=build_network(client), timeout=timeout, where=where, env=build_env(),
+        )
+    else:
+        _classic_build(client, context=context, dockerfile=relative, tag=tag, labels=labels,
+                       no_cache=rebuild is not None, timeout=timeout, where=where)
+    if previous_id is not None:
+        remove_replaced_image(client, previous_id, tag)
+    return _describe(client, tag, True)
+
+
+def _buildkit_command() -> list[str] | None:
+    """``docker compose`` (v2.17+) when it is installed: builds then go through the engine's BuildKit, as
+    Compose and Harbor build; ``None``: the engine's classic builder (through the SDK), also when
+    ``AGENTRIG_IMAGE_BUILDER=classic`` asks for it."""
+    from agentrig.runtime.compose import compose_command
+    from agentrig.runtime.errors import RuntimeSetupError
+
+    chosen = os.environ.get(BUILDER_ENV, "").strip().lower()
+    if chosen == "classic":
+        return None
+    if chosen not in ("", "buildkit"):
+        raise ImageBuildError(f"{BUILDER_ENV}={chosen!r}: say 'buildkit' (the default where Compose v2 is) or 'classic'")
+    try:
+        return compose_command()
+    except RuntimeSetupError as exc:
+        log.debug("task images built with the classic builder: %s", exc)
+        return None
+
+
+def _present(client: docker.DockerClient, image: str) -> bool:
+    import docker.errors
+
+    try:
+        client.images.get(image)
+    except docker.errors.ImageNotFound:
+        return False
+    return True
+
+
+def _classic_build(
+    client: docker.DockerClient, *, context: Path, dockerfile: str, tag: str, labels: dict[str, str], no_cache: bool,
+    timeout: float, where: str,
+) -> None:
+    """The engine's classic builder through the SDK (no Compose v2 here); :class:`ImageBuildError` in one line."""
+    import docker.errors
+
+    last_lines: list[str] = []
     try:
         stream = client.api.build(
             path=str(context),
-            dockerfile=relative,
+            dockerfile=dockerfile,
             tag=tag,
-            labels={LABEL_BUILD_KEY: digest, LABEL_TASK: task, **({LABEL_REBUILD: rebuild} if rebuild else {})},
+            labels=labels,
             rm=True,
             forcerm=True,
             pull=False,
-            nocache=rebuild is not None,
+            nocache=no_cache,
             decode=True,
             network_mode=build_network(client),
             timeout=int(timeout),
@@ -299,6 +362,3 @@ def build_task_image(
         if type(exc).__name__ in ("ReadTimeout", "ReadTimeoutError", "ConnectionError") and "timed out" in str(exc).lower():
             raise ImageBuildError(f"{where} took longer than build_timeout_sec ({timeout:g} s)") from None
         raise
-    if previous_id is not None:
-        remove_replaced_image(client, previous_id, tag)
-    return _describe(client, tag, True)
