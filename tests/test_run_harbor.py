@@ -77,7 +77,7 @@ def test_scripted_agent_on_harbor_and_terminal_bench_tasks(tmp_path: Path, fake_
     assert (lines["word-count"].status, lines["word-count"].score) == ("failed", 0.5)
     # the workspace was the image's /app: the snapshot holds it, the diff shows only the agent's files
     files = out / "word-count" / "task" / "snapshot" / "files"
-    assert sorted(p.name for p in files.iterdir()) == [".image-marker", "count.txt", "sorted.txt", "words.txt"]
+    assert sorted(p.name for p in files.iterdir()) == [".image-marker", "count.txt", "notes.md", "sorted.txt", "words.txt"]
     diff = json.loads((out / "word-count" / "task" / "diff.json").read_text())
     assert [entry["path"] for entry in diff["added"]] == ["count.txt", "sorted.txt"], diff
     assert diff["modified"] == [] and diff["deleted"] == []

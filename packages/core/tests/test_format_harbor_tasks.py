@@ -98,7 +98,7 @@ def test_task_runs_in_its_image_workdir_and_the_oracle_passes(session_of: Any, t
     runtime = session.runtime
     assert runtime.workdir == "/app" and runtime.config.image.startswith("agentrig-task/word-count:")
     assert (runtime.config.cpus, runtime.config.mem_limit, runtime.config.network) == (1.0, "512m", "none")
-    assert sorted(p.name for p in session.workspace.path.iterdir()) == [".image-marker", "words.txt"]
+    assert sorted(p.name for p in session.workspace.path.iterdir()) == [".image-marker", "notes.md", "words.txt"]
     assert session.seed is not None and (session.seed / "words.txt").is_file()
     assert runtime.exec("test -e /tests || echo hidden").stdout == "hidden\n"  # tests only after the agent
     get_format("harbor").apply_solution(task, task.checkpoints[0], runtime, session.workspace.path)
