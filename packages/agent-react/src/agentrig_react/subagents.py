@@ -55,12 +55,15 @@ class ConfinedSession:
         """A session over ``parent``'s ``subdirectory`` (created if missing); raises ``ConfinementError``."""
         from agentrig.workspace import Workspace
 
+        from agentrig.boundary import BoundaryError, make_dirs_under
+
         base = Path(parent.workspace.path).resolve()
-        root = base / subdirectory
-        root.mkdir(parents=True, exist_ok=True)
-        if base not in root.resolve().parents:
-            # a symlink planted where the directory goes would hand the subagent another directory
-            raise ConfinementError(f"the directory '{subdirectory}' leads outside the workspace (a symlink)")
+        try:
+            # made one component at a time: a symlink planted where the directory goes would hand the subagent
+            # another directory, and making it through that link would write outside the workspace
+            root = make_dirs_under(base, subdirectory, f"the subagent directory '{subdirectory}'")
+        except BoundaryError as exc:
+            raise ConfinementError(f"{exc}: a link there leads outside the workspace") from None
         self.parent = parent
         self.workspace = Workspace(root, owned=False)
         self.runtime, self.confinement = confine(parent.runtime, root, mode)
