@@ -126,11 +126,14 @@ class AiderAgent(CliAgent):
 
     def run(self, task: str) -> None:
         """Run aider on ``task`` until it ends, a limit kills it, or it fails."""
-        from agentrig.atomic import write_text_atomic
+        from agentrig.boundary import write_under
 
         runtime = self._begin_checkpoint(task)
         assert self._files is not None and self._state_dir_host is not None
-        write_text_atomic(self._state_dir_host / "message.md", task)
+        # the state directory lies in the runtime's home, where the agent's commands write too: a link left
+        # there (the directory swapped for one to the host's /etc) is refused, never written through
+        state = self._state_dir_host
+        write_under(state.parent, f"{state.name}/message.md", task.encode("utf-8"), "aider's task file")
         chat_files = self._chat_files()
         restore = self._has_history
         argv = build_argv(
