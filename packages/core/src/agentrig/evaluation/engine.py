@@ -239,7 +239,11 @@ class _TestRun:
             if copy.host is not None:
                 _copy_host(source, copy.host, relative)
             else:
+                _unlink_on_the_way(self.runtime, copy.path, relative)
                 self.runtime.upload(source, f"{copy.path}/{relative}")
+        if copy.host is None:
+            for relative in self.test.generated:
+                _unlink_on_the_way(self.runtime, copy.path, relative)
         _write_generated(self.runtime, copy, self.test.generated)
 
     def set_up(self, copy: WorkspaceCopy, timeout: float) -> bool:
@@ -403,6 +407,18 @@ def _copy_host(source: Path, copy: Path, relative: str) -> None:
     from agentrig.boundary import copy_under
 
     copy_under(copy, relative, source, f"test files '{shorten(relative)}'", replace_links=True)
+
+
+def _unlink_on_the_way(runtime: Runtime, copy: str, relative: str) -> None:
+    """Every symbolic link on the way to ``relative`` in the copy ``copy`` (a path in the runtime: a container's)
+    removed, as :func:`_copy_host` replaces them on the host: a link the agent left (``tests -> /elsewhere``)
+    neither carries the tests elsewhere nor makes their upload fail."""
+    from agentrig.boundary import check_relative
+
+    check_relative(relative, f"test files '{shorten(relative)}'")
+    script = 'p="$1"; shift; for c in "$@"; do p="$p/$c"; if [ -L "$p" ]; then rm -f "$p"; fi; done'
+    parts = [part for part in relative.replace("\\", "/").split("/") if part not in ("", ".")]
+    runtime.exec(Invocation(["sh", "-c", script, "sh", copy, *parts], timeout=600))
 
 
 def _read_report(runtime: Runtime, copy: WorkspaceCopy, spec: ReportSpec) -> bytes | None:
