@@ -53,9 +53,8 @@ class ConfinedSession:
 
     def __init__(self, parent: Any, subdirectory: str, mode: ConfineMode = "strict") -> None:
         """A session over ``parent``'s ``subdirectory`` (created if missing); raises ``ConfinementError``."""
-        from agentrig.workspace import Workspace
-
         from agentrig.boundary import BoundaryError, make_dirs_under
+        from agentrig.workspace import Workspace
 
         base = Path(parent.workspace.path).resolve()
         try:

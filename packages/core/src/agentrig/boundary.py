@@ -33,8 +33,8 @@ import os
 import re
 import shutil
 import stat
-from pathlib import Path
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any, TypeGuard
 
 #: The longest name accepted for a problem, checkpoint or attempt (one path component).

@@ -483,7 +483,7 @@ class DockerRuntime(Runtime):
                 working_dir=self.config.workdir,
                 user=self.user,
                 environment={"HOME": self._env["HOME"]},
-                **({"runtime": self.config.oci_runtime} if self.config.oci_runtime else {}),
+                runtime=self.config.oci_runtime,  # None: the engine's default
                 **limits,
             )
         except docker.errors.APIError as exc:
