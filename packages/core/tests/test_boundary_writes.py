@@ -40,7 +40,7 @@ def test_a_tree_is_merged_with_modes_times_and_links_kept(places: tuple[Path, Pa
     assert os.readlink(copied / "link") == "run.sh" and (copied / "sub" / "data.txt").read_text() == "data\n"
     assert (copied / "run.sh").stat().st_mode & 0o777 == 0o755
     assert (copied / "run.sh").stat().st_mtime_ns == (source / "run.sh").stat().st_mtime_ns
-    assert not [p for p in copied.rglob(".agentrig-*")]  # no temporary file left
+    assert not list(copied.rglob(".agentrig-*"))  # no temporary file left
 
 
 def test_a_link_on_the_way_is_refused_or_replaced(places: tuple[Path, Path, Path]) -> None:
