@@ -29,13 +29,13 @@ from agentrig.run.records import CheckpointResultLine
 from agentrig.testing.fake_server import FakeModelServer, FakeReply, FakeToolCall, RecordedRequest
 from agentrig.testing.sandbox import require_bwrap
 
-pytestmark = pytest.mark.bwrap
 
-
-def _run(problem: Path, out: Path, env: dict[str, str], *options: str, agent: str = "scripted") -> subprocess.CompletedProcess[str]:
+def _run(
+    problem: Path, out: Path, env: dict[str, str], *options: str, agent: str = "scripted", sandbox: bool = True
+) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [testkit.agentrig_bin(), "run", str(problem), "--agent", agent, "--model", "openai/gpt-4o-mini",
-         "--output", str(out), "--quiet", "-c", "runtime.sandbox=bwrap", *options],
+         "--output", str(out), "--quiet", *(["-c", "runtime.sandbox=bwrap"] if sandbox else []), *options],
         env=env, capture_output=True, text=True, timeout=180, cwd=out.parent,
     )
 
@@ -44,6 +44,7 @@ def _results(out: Path) -> list[CheckpointResultLine]:
     return [CheckpointResultLine.model_validate_json(line) for line in (out / "results.jsonl").read_text().splitlines()]
 
 
+@pytest.mark.bwrap
 def test_a_tests_link_planted_in_the_workspace_does_not_carry_the_tests_outside(
     tmp_path: Path, fake_openai_server: FakeModelServer
 ) -> None:
@@ -67,6 +68,24 @@ def test_a_tests_link_planted_in_the_workspace_does_not_carry_the_tests_outside(
     assert line.passed is True
 
 
+@pytest.mark.docker
+def test_a_tests_link_planted_in_a_containers_workspace_neither_redirects_nor_breaks_the_tests(
+    tmp_path: Path, fake_openai_server: FakeModelServer, docker_test_image: str
+) -> None:
+    """In a container the copy is made and filled inside it: the agent's ``tests -> /nowhere`` made the
+    upload of the tests fail (an infrastructure failure, no verdict on its work)."""
+    fake_openai_server.respond_with(testkit.solver())
+    plant = testkit.bash("ln -s /nowhere tests && ln -s /nowhere/pytest.ini pytest.ini")
+    problem = testkit.make_problem(tmp_path / "p", "links", [("Plant links.", [plant], "test ! -L tests && test -d tests\n")])
+    out = tmp_path / "run"
+    done = _run(problem, out, testkit.cli_env(tmp_path, fake_openai_server.base_url), "--runtime", "docker",
+                "--image", docker_test_image, sandbox=False)
+    assert done.returncode == 0, done.stderr + done.stdout
+    (line,) = _results(out)
+    assert line.passed is True and not line.infrastructure_failure
+
+
+@pytest.mark.bwrap
 def test_a_generated_file_is_not_written_through_a_planted_link(tmp_path: Path) -> None:
     """A format's generated file (SlopCodeBench's ``pytest.ini``) was written through a link the agent
     left on its way (``conf -> /outside``) and through a link in its place."""
@@ -85,6 +104,7 @@ def test_a_generated_file_is_not_written_through_a_planted_link(tmp_path: Path) 
     assert record.passed is True and record.error is None, record
 
 
+@pytest.mark.bwrap
 def test_an_upload_into_the_workspace_refuses_a_planted_link(tmp_path: Path) -> None:
     """A format's upload into the live workspace (a reference solution, a step's workdir, a static
     asset) is refused at a link the agent left, in one line naming it, and writes nothing outside."""
@@ -154,6 +174,7 @@ def _subagent_run(tmp_path: Path, server: FakeModelServer, plant: str) -> tuple[
     return out, trajectory
 
 
+@pytest.mark.bwrap
 def test_a_shared_link_planted_in_the_subagents_directory_is_not_followed(
     tmp_path: Path, fake_openai_server: FakeModelServer
 ) -> None:

@@ -235,15 +235,13 @@ class _TestRun:
 
     def put_files(self, copy: WorkspaceCopy) -> None:
         """The test's files (the problem's tests) and generated files into the copy."""
+        if copy.host is None:
+            _unlink_on_the_way(self.runtime, copy.path, [*(relative for _, relative in self.test.files), *self.test.generated])
         for source, relative in self.test.files:
             if copy.host is not None:
                 _copy_host(source, copy.host, relative)
             else:
-                _unlink_on_the_way(self.runtime, copy.path, relative)
                 self.runtime.upload(source, f"{copy.path}/{relative}")
-        if copy.host is None:
-            for relative in self.test.generated:
-                _unlink_on_the_way(self.runtime, copy.path, relative)
         _write_generated(self.runtime, copy, self.test.generated)
 
     def set_up(self, copy: WorkspaceCopy, timeout: float) -> bool:
@@ -409,16 +407,21 @@ def _copy_host(source: Path, copy: Path, relative: str) -> None:
     copy_under(copy, relative, source, f"test files '{shorten(relative)}'", replace_links=True)
 
 
-def _unlink_on_the_way(runtime: Runtime, copy: str, relative: str) -> None:
-    """Every symbolic link on the way to ``relative`` in the copy ``copy`` (a path in the runtime: a container's)
-    removed, as :func:`_copy_host` replaces them on the host: a link the agent left (``tests -> /elsewhere``)
-    neither carries the tests elsewhere nor makes their upload fail."""
+def _unlink_on_the_way(runtime: Runtime, copy: str, relatives: list[str]) -> None:
+    """Every symbolic link on the way to each of ``relatives`` in the copy ``copy`` (a path in the runtime: a
+    container's) removed, in one command, as :func:`_copy_host` replaces them on the host: a link the agent left
+    (``tests -> /elsewhere``) neither carries the tests elsewhere nor makes their upload fail."""
     from agentrig.boundary import check_relative
 
-    check_relative(relative, f"test files '{shorten(relative)}'")
-    script = 'p="$1"; shift; for c in "$@"; do p="$p/$c"; if [ -L "$p" ]; then rm -f "$p"; fi; done'
-    parts = [part for part in relative.replace("\\", "/").split("/") if part not in ("", ".")]
-    runtime.exec(Invocation(["sh", "-c", script, "sh", copy, *parts], timeout=600))
+    if not relatives:
+        return
+    for relative in relatives:
+        check_relative(relative, f"test files '{shorten(relative)}'")
+    script = (
+        'set -f; base="$1"; shift; for rel in "$@"; do p="$base"; IFS=/; for c in $rel; do '
+        '[ -n "$c" ] || continue; p="$p/$c"; if [ -L "$p" ]; then rm -f "$p"; fi; done; unset IFS; done'
+    )
+    runtime.exec(Invocation(["sh", "-c", script, "sh", copy, *relatives], timeout=600))
 
 
 def _read_report(runtime: Runtime, copy: WorkspaceCopy, spec: ReportSpec) -> bytes | None:
