@@ -178,9 +178,8 @@ class AiderAgent(CliAgent):
         path = Path(path)
         self._save_common_artifacts(path, None)
         if self._state_dir_host is not None:
-            history = self._state_dir_host / "chat.history.md"
-            if history.is_file():
-                text = history.read_text(encoding="utf-8", errors="replace")
+            text = self._read_state_file(self._state_dir_host / "chat.history.md")
+            if text is not None:
                 write_text_atomic(path / ARTIFACT_CHAT_HISTORY, self._scrub(text))
         self._save_record(path, ARTIFACT_OUTCOME, self.outcome)
         self._save_record(path, ARTIFACT_LAUNCH, self.launch)
