@@ -51,7 +51,7 @@ from agentrig.runtime.commands import merge_env, to_argv
 from agentrig.runtime.compose import ComposeOptions
 from agentrig.runtime.errors import DockerUnavailableError, ImageNotFoundError, RuntimeSetupError, parse_options
 from agentrig.runtime.interface import Invocation, Runtime, RuntimeProcess
-from agentrig.runtime.oci import NAME_PATTERN, is_default
+from agentrig.runtime.oci import NAME_PATTERN, is_default, missing_message
 from agentrig.runtime.owners import LABEL, LABEL_HOST, LABEL_PID, LABEL_SESSION, LABEL_START, owner_alive
 from agentrig.runtime.process import DEFAULT_MAX_OUTPUT, Chunks, ProcessSet, StreamName, SupervisedProcess
 from agentrig.runtime.proctree import interrupt_tree, kill_tree, process_start_time
@@ -133,8 +133,6 @@ class DockerRuntimeConfig(BaseModel):
     @classmethod
     def _oci_runtime_registered(cls, value: str | None) -> str | None:
         if value is not None:
-            from agentrig.runtime.oci import oci_runtime_problem
-
             problem = oci_runtime_problem(value)
             if problem is not None:
                 raise PydanticCustomError("oci_runtime_unavailable", problem)
@@ -163,6 +161,30 @@ def connect() -> docker.DockerClient:
             "(`sudo systemctl start docker`, or `dockerd &`) or point DOCKER_HOST at a running engine"
         ) from None
     return client
+
+
+_registered: set[tuple[str, str]] = set()
+
+
+def oci_runtime_problem(name: str) -> str | None:
+    """Why the Docker engine cannot run containers under the OCI runtime ``name``, in one line
+    (:func:`agentrig.runtime.oci.missing_message`); ``None`` when it can, or when the engine cannot be
+    asked (starting the container says what is wrong then)."""
+    host = _docker_host()
+    if (host, name) in _registered:
+        return None
+    try:
+        client = connect()
+        try:
+            runtimes = sorted((client.info().get("Runtimes") or {}).keys())
+        finally:
+            client.close()
+    except Exception:
+        return None
+    if name not in runtimes:
+        return missing_message(name, runtimes)
+    _registered.add((host, name))
+    return None
 
 
 def sweep_stale_containers(client: docker.DockerClient) -> list[str]:

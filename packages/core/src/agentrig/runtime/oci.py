@@ -23,30 +23,8 @@ RUNSC_SETUP = (
     "in /etc/docker/daemon.json, then `kill -HUP $(pidof dockerd)`"
 )
 
-_known: set[tuple[str, str]] = set()
-
-
-def oci_runtime_problem(name: str) -> str | None:
-    """Why the Docker engine cannot run containers under the OCI runtime ``name``, in one line; ``None``
-    when it can (or when the engine cannot be asked: starting the container says what is wrong then)."""
-    import os
-
-    host = os.environ.get("DOCKER_HOST", "")
-    if (host, name) in _known:
-        return None
-    try:
-        from agentrig.runtime.docker import connect
-
-        client = connect()
-        try:
-            runtimes = sorted((client.info().get("Runtimes") or {}).keys())
-        finally:
-            client.close()
-    except Exception:
-        return None
-    if name in runtimes:
-        _known.add((host, name))
-        return None
+def missing_message(name: str, runtimes: list[str]) -> str:
+    """The one line saying that the engine, which has ``runtimes``, lacks the OCI runtime ``name``, and how to add it."""
     setup = RUNSC_SETUP if name == "runsc" else f"register it with dockerd (dockerd --add-runtime {name}=PATH)"
     return f"the Docker engine has no OCI runtime '{name}' (it has: {', '.join(runtimes) or 'none'}): {setup}"
 

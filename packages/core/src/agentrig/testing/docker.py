@@ -65,7 +65,7 @@ def require_docker_engine() -> None:
 def require_runsc() -> None:
     """Fail (when ``CI`` is set) or skip the current test unless the Docker engine runs containers under
     gVisor's ``runsc`` (registered as an OCI runtime: see :data:`agentrig.runtime.oci.RUNSC_SETUP`)."""
-    from agentrig.runtime.oci import oci_runtime_problem
+    from agentrig.runtime.docker import oci_runtime_problem
     from agentrig.testing.prerequisites import require
 
     require_docker_engine()
