@@ -135,3 +135,55 @@ def test_setup_refuses_another_version_and_a_missing_aider(
     message = str(info.value)
     assert "\n" not in message and "pip install aider-chat==0.86.2" in message and "set 'binary'" in message
     assert os.environ.get("OPENAI_API_KEY", "sk-test") not in message or "sk-" not in message
+
+
+def test_a_state_directory_swapped_for_a_link_gets_nothing_written_through_it(
+    make_agent: Callable[..., Agent], session: Session, fake_openai_server: Any, tmp_path: Path
+) -> None:
+    """aider's state directory lies in the runtime's home, which the agent's commands write (in a container
+    too, through its bind mount): swapped for a link to a host directory, the next checkpoint's task file was
+    written there by agentrig itself. Refused in one line; nothing lands outside."""
+    import shutil
+
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    fake_openai_server.add_reply("Writing it.\n\n" + GREETINGS, usage={"input": 100, "output": 10})
+    agent = make_agent(edit_format="diff")
+    agent.setup(session)
+    try:
+        state = agent._state_dir_host
+        assert state is not None and session.home is not None and Path(session.home) in state.parents
+        shutil.rmtree(state)
+        state.symlink_to(outside)  # what `rm -rf ~/<state>; ln -s /outside ~/<state>` does
+        result = agent.run_checkpoint("Greet Ada in greetings.txt.")
+    finally:
+        agent.cleanup()
+    assert list(outside.iterdir()) == []
+    assert result.had_error and "is a symbolic link; not followed" in (result.error_message or ""), result.error_message
+    assert fake_openai_server.model_requests == []
+
+
+def test_a_chat_history_swapped_for_a_link_copies_no_host_file_into_the_artifacts(
+    make_agent: Callable[..., Agent], session: Session, fake_openai_server: Any, tmp_path: Path
+) -> None:
+    """aider's chat history lies in its state directory, in the runtime's home: swapped for a link to a host
+    file (``~/.ssh/id_rsa``), agentrig copied that file into the run directory's artifacts."""
+    secret = tmp_path / "id_rsa"
+    secret.write_text("host-private-key-0123\n")
+    (Path(session.workspace.path) / "names.txt").write_text("Ada\n")
+    fake_openai_server.add_reply("Writing it.\n\n" + GREETINGS, usage={"input": 100, "output": 10})
+    agent = make_agent(edit_format="diff")
+    agent.setup(session)
+    artifacts = tmp_path / "artifacts"
+    try:
+        result = agent.run_checkpoint("Greet Ada in greetings.txt.")
+        state = agent._state_dir_host
+        assert state is not None and not result.had_error, result.error_message
+        (state / "chat.history.md").unlink(missing_ok=True)
+        (state / "chat.history.md").symlink_to(secret)  # what the agent's last command can leave
+        agent.save_artifacts(artifacts)
+    finally:
+        agent.cleanup()
+    saved = "".join(p.read_text(errors="replace") for p in artifacts.rglob("*") if p.is_file())
+    assert "host-private-key-0123" not in saved
+    assert (artifacts / "trajectory.jsonl").is_file()

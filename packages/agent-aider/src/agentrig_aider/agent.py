@@ -126,11 +126,14 @@ class AiderAgent(CliAgent):
 
     def run(self, task: str) -> None:
         """Run aider on ``task`` until it ends, a limit kills it, or it fails."""
-        from agentrig.atomic import write_text_atomic
+        from agentrig.boundary import write_under
 
         runtime = self._begin_checkpoint(task)
         assert self._files is not None and self._state_dir_host is not None
-        write_text_atomic(self._state_dir_host / "message.md", task)
+        # the state directory lies in the runtime's home, where the agent's commands write too: a link left
+        # there (the directory swapped for one to the host's /etc) is refused, never written through
+        state = self._state_dir_host
+        write_under(state.parent, f"{state.name}/message.md", task.encode("utf-8"), "aider's task file")
         chat_files = self._chat_files()
         restore = self._has_history
         argv = build_argv(
@@ -175,9 +178,8 @@ class AiderAgent(CliAgent):
         path = Path(path)
         self._save_common_artifacts(path, None)
         if self._state_dir_host is not None:
-            history = self._state_dir_host / "chat.history.md"
-            if history.is_file():
-                text = history.read_text(encoding="utf-8", errors="replace")
+            text = self._read_state_file(self._state_dir_host / "chat.history.md")
+            if text is not None:
                 write_text_atomic(path / ARTIFACT_CHAT_HISTORY, self._scrub(text))
         self._save_record(path, ARTIFACT_OUTCOME, self.outcome)
         self._save_record(path, ARTIFACT_LAUNCH, self.launch)

@@ -16,17 +16,18 @@ the task (see :meth:`DelegationContext.render`):
 from __future__ import annotations
 
 import json
-import shutil
 from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from agentrig.boundary import copy_under
 from agentrig.trajectory import AgentTextStep, ErrorStep, ToolUseStep, UserStep
 
 if TYPE_CHECKING:
-    from agentrig.trajectory import TrajectoryStep
+    from agentrig.boundary import copy_under
+from agentrig.trajectory import TrajectoryStep
 
 #: Where workspace pointers are copied, inside the subagent's directory.
 SHARED_DIRECTORY = "shared"
@@ -124,8 +125,8 @@ def latest_text(steps: list[TrajectoryStep], limit: int = 1000) -> str | None:
 def share_paths(parent_root: Path, paths: Iterable[str], directory: Path) -> list[str]:
     """Copy ``paths`` (relative to ``parent_root``) into ``directory/shared/``; the pointers as the subagent sees them.
 
-    A path that leaves ``parent_root`` (after symlinks) raises ``ValueError``;
-    a missing one is listed as missing.
+    A path that leaves ``parent_root`` (after symlinks), or a symbolic link on the way to its copy in
+    ``directory`` (:func:`agentrig.boundary.copy_under`), raises ``ValueError``; a missing one is listed as missing.
     """
     root = parent_root.resolve()
     pointers: list[str] = []
@@ -136,15 +137,11 @@ def share_paths(parent_root: Path, paths: Iterable[str], directory: Path) -> lis
         relative = source.relative_to(root).as_posix()
         if relative == ".":
             raise ValueError("the whole workspace cannot be shared: name files or subdirectories")
-        target = directory / SHARED_DIRECTORY / relative
         if not source.exists():
             pointers.append(f"{SHARED_DIRECTORY}/{relative} (missing in the workspace: not copied)")
             continue
-        target.parent.mkdir(parents=True, exist_ok=True)
-        if source.is_dir():
-            # links stay links: copying what they point at could bring in files from outside the workspace
-            shutil.copytree(source, target, symlinks=True, dirs_exist_ok=True)
-        else:
-            shutil.copy2(source, target)
+        # links stay links (copying what they point at could bring in files from outside the workspace), and
+        # none the agent left in the subagent's directory is followed: its copy could land anywhere
+        copy_under(directory, f"{SHARED_DIRECTORY}/{relative}", source, f"shared path '{raw}'")
         pointers.append(f"{SHARED_DIRECTORY}/{relative}" + ("/" if source.is_dir() else ""))
     return pointers

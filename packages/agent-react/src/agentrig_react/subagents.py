@@ -53,14 +53,16 @@ class ConfinedSession:
 
     def __init__(self, parent: Any, subdirectory: str, mode: ConfineMode = "strict") -> None:
         """A session over ``parent``'s ``subdirectory`` (created if missing); raises ``ConfinementError``."""
+        from agentrig.boundary import BoundaryError, make_dirs_under
         from agentrig.workspace import Workspace
 
         base = Path(parent.workspace.path).resolve()
-        root = base / subdirectory
-        root.mkdir(parents=True, exist_ok=True)
-        if base not in root.resolve().parents:
-            # a symlink planted where the directory goes would hand the subagent another directory
-            raise ConfinementError(f"the directory '{subdirectory}' leads outside the workspace (a symlink)")
+        try:
+            # made one component at a time: a symlink planted where the directory goes would hand the subagent
+            # another directory, and making it through that link would write outside the workspace
+            root = make_dirs_under(base, subdirectory, f"the subagent directory '{subdirectory}'")
+        except BoundaryError as exc:
+            raise ConfinementError(f"{exc}: a link there leads outside the workspace") from None
         self.parent = parent
         self.workspace = Workspace(root, owned=False)
         self.runtime, self.confinement = confine(parent.runtime, root, mode)

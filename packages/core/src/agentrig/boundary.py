@@ -19,16 +19,21 @@ Problem and task files, run directories read back and model output are untrusted
   symbolic link followed;
 - :func:`read_inside` for a file of a directory read back (a run directory another person sent):
   never through a symbolic link that leaves it;
+- :func:`copy_under`, :func:`write_under` and :func:`make_dirs_under` for every copy and write
+  agentrig makes into a directory an agent controlled (its workspace, a copy of it, a subagent's
+  directory): one component at a time from the root, no symbolic link followed;
 - :func:`shorten` for an error message that quotes untrusted input.
 """
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import os
 import re
 import shutil
 import stat
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeGuard
 
@@ -380,3 +385,199 @@ def read_inside(root: Path, path: Path, limit: int | None = None) -> bytes:
     if limit is not None and len(data) > limit:
         raise BoundaryError(f"{path}: file is larger than {_size(limit)}; not read")
     return data
+
+
+# -- copies and writes into a directory an agent controlled ---------------------------------------
+
+_DIRECTORY_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0)
+#: How many times one path component is made again when it keeps changing under us (an agent's
+#: process racing the copy): then the copy gives up.
+_COMPONENT_TRIES = 5
+
+
+def _parts(relative: str, where: str) -> list[str]:
+    """The components of ``relative`` (``""`` or ``"."``: none, the root itself), checked by :func:`check_relative`."""
+    if relative in ("", "."):
+        return []
+    check_relative(relative, where)
+    return [part for part in relative.replace("\\", "/").split("/") if part not in ("", ".")]
+
+
+def _enter(parent: int, name: str, shown: str, where: str, replace_links: bool) -> int:
+    """The directory ``name`` in the directory ``parent`` (a descriptor), made when missing, opened
+    without following a link: a link there is removed (``replace_links``) or refused."""
+    for _ in range(_COMPONENT_TRIES):
+        try:
+            return os.open(name, _DIRECTORY_FLAGS, dir_fd=parent)
+        except FileNotFoundError:
+            try:
+                os.mkdir(name, 0o777, dir_fd=parent)
+            except FileExistsError:
+                pass  # made meanwhile: open whatever it is now, without following it
+            continue
+        except OSError as exc:
+            if exc.errno not in (errno.ELOOP, errno.ENOTDIR):
+                raise
+            try:
+                info = os.stat(name, dir_fd=parent, follow_symlinks=False)
+            except FileNotFoundError:
+                continue
+            if not stat.S_ISLNK(info.st_mode):
+                raise NotADirectoryError(errno.ENOTDIR, f"{where}: '{shorten(shown)}' is not a directory") from None
+            if not replace_links:
+                raise BoundaryError(f"{where}: '{shorten(shown)}' is a symbolic link; not followed") from None
+            try:
+                os.unlink(name, dir_fd=parent)
+            except FileNotFoundError:
+                pass
+    raise BoundaryError(f"{where}: '{shorten(shown)}' keeps changing while it is written; not written")
+
+
+def _open_directories(root: Path, parts: list[str], where: str, replace_links: bool) -> int:
+    """A descriptor of the directory ``root/parts...``, each component made when missing and never a link."""
+    fd = os.open(root, os.O_RDONLY | os.O_DIRECTORY | getattr(os, "O_CLOEXEC", 0))
+    try:
+        for index, part in enumerate(parts):
+            child = _enter(fd, part, "/".join(parts[: index + 1]), where, replace_links)
+            os.close(fd)
+            fd = child
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
+def _put(directory: int, name: str, fill: Callable[[int], None], mode: int, times: tuple[int, int] | None = None) -> None:
+    """The file ``name`` in ``directory`` replaced by a new one that ``fill(fd)`` writes: made under a
+    temporary name and renamed over it, so whatever ``name`` was (a link, a file with another hard
+    link) is replaced, never written through."""
+    import secrets
+
+    temporary = f".agentrig-{secrets.token_hex(8)}.tmp"
+    fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0), 0o600,
+                 dir_fd=directory)
+    try:
+        try:
+            fill(fd)
+            os.fchmod(fd, mode)
+            if times is not None:
+                os.utime(fd, ns=times)
+        finally:
+            os.close(fd)
+        os.rename(temporary, name, src_dir_fd=directory, dst_dir_fd=directory)
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(temporary, dir_fd=directory)
+        raise
+
+
+def _put_link(directory: int, name: str, target: str) -> None:
+    """The symbolic link ``name`` -> ``target`` in ``directory``, replacing whatever ``name`` was (not followed)."""
+    import secrets
+
+    temporary = f".agentrig-{secrets.token_hex(8)}.tmp"
+    os.symlink(target, temporary, dir_fd=directory)
+    try:
+        os.rename(temporary, name, src_dir_fd=directory, dst_dir_fd=directory)
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(temporary, dir_fd=directory)
+        raise
+
+
+def _writer(data: bytes) -> Callable[[int], None]:
+    def fill(fd: int) -> None:
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view):]
+
+    return fill
+
+
+def _copier(source: str) -> Callable[[int], None]:
+    def fill(fd: int) -> None:
+        reader = os.open(source, os.O_RDONLY | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0))
+        try:
+            while chunk := os.read(reader, 1 << 20):
+                _writer(chunk)(fd)
+        finally:
+            os.close(reader)
+
+    return fill
+
+
+def make_dirs_under(root: Path, relative: str, where: str, *, replace_links: bool = False) -> Path:
+    """``root/relative`` as a directory, each missing component made, none of them followed when it is
+    a symbolic link: :class:`BoundaryError` ``"{where}: 'a/b' is a symbolic link; not followed"``
+    (``replace_links``: the link is removed and a directory made in its place). ``root`` itself is
+    trusted (agentrig made or named it); what lies under it is the agent's."""
+    parts = _parts(relative, where)
+    os.close(_open_directories(Path(root), parts, where, replace_links))
+    return Path(root, *parts)
+
+
+def write_under(
+    root: Path, relative: str, data: bytes, where: str, *, mode: int = 0o644, replace_links: bool = False
+) -> Path:
+    """Write ``data`` as the file ``relative`` under ``root`` (a directory an agent controlled) without
+    following a symbolic link: the directories on the way are opened one at a time
+    (:func:`make_dirs_under`), and the file is made beside its place and renamed over it, so a link
+    or a hard link there is replaced, never written through."""
+    parts = _parts(relative, where)
+    if not parts:
+        raise BoundaryError(f"{where}: '{shorten(relative)}' names no file")
+    fd = _open_directories(Path(root), parts[:-1], where, replace_links)
+    try:
+        _put(fd, parts[-1], _writer(data), mode)
+    finally:
+        os.close(fd)
+    return Path(root, *parts)
+
+
+def copy_under(root: Path, relative: str, source: Path, where: str, *, replace_links: bool = False) -> Path:
+    """Copy ``source`` (a file, or a directory merged over what is there, as ``shutil.copytree(...,
+    symlinks=True, dirs_exist_ok=True)`` does; modes and times kept, links copied as links) to
+    ``relative`` under ``root`` (``"."``: ``root`` itself), a directory an agent controlled, following
+    no symbolic link there (see :func:`write_under`). ``source`` is agentrig's or a checked problem's
+    (:func:`check_tree`); a FIFO or device in it is refused."""
+    parts = _parts(relative, where)
+    source = Path(source)
+    if source.is_dir():
+        fd = _open_directories(Path(root), parts, where, replace_links)
+        try:
+            _copy_tree(source, fd, "/".join(parts), where, replace_links)
+        finally:
+            os.close(fd)
+    else:
+        if not parts:
+            raise BoundaryError(f"{where}: '{shorten(relative)}' names no file")
+        fd = _open_directories(Path(root), parts[:-1], where, replace_links)
+        try:
+            _copy_entry(source, os.lstat(source), fd, parts[-1], where)
+        finally:
+            os.close(fd)
+    return Path(root, *parts)
+
+
+def _copy_entry(source: Path, info: os.stat_result, directory: int, name: str, where: str) -> None:
+    if stat.S_ISLNK(info.st_mode):
+        _put_link(directory, name, os.readlink(source))
+    elif stat.S_ISREG(info.st_mode):
+        _put(directory, name, _copier(os.fspath(source)), stat.S_IMODE(info.st_mode), (info.st_atime_ns, info.st_mtime_ns))
+    else:
+        raise BoundaryError(f"{where}: '{shorten(str(source))}' is not a regular file, directory or link; not copied")
+
+
+def _copy_tree(source: Path, directory: int, shown: str, where: str, replace_links: bool) -> None:
+    for entry in sorted(os.scandir(source), key=lambda item: item.name):
+        path = f"{shown}/{entry.name}" if shown else entry.name
+        info = entry.stat(follow_symlinks=False)
+        if stat.S_ISDIR(info.st_mode):
+            child = _enter(directory, entry.name, path, where, replace_links)
+            try:
+                _copy_tree(Path(entry.path), child, path, where, replace_links)
+                os.fchmod(child, stat.S_IMODE(info.st_mode) | stat.S_IRWXU)
+            finally:
+                os.close(child)
+        else:
+            _copy_entry(Path(entry.path), info, directory, entry.name, where)

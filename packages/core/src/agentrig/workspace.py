@@ -11,6 +11,7 @@ workspace's contents equal to it again (used by ``--resume``).
 
 from __future__ import annotations
 
+import errno
 import fnmatch
 import hashlib
 import os
@@ -164,7 +165,9 @@ def _copy_and_hash(src: Path | str, dst: Path | str, mode: int = 0o600) -> tuple
     """Copy ``src`` to the new file ``dst`` (created with ``mode``, before the umask) and hash it."""
     digest = hashlib.sha256()
     size = 0
-    reader = os.open(src, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
+    # never through a link: a workspace file swapped for one after it was listed (``secret -> /etc/shadow``)
+    # is refused (ELOOP), not copied; nor a FIFO swapped in, which would block the read
+    reader = os.open(src, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
     try:
         writer = os.open(dst, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_CLOEXEC", 0), mode)
         try:
@@ -357,6 +360,10 @@ class _SnapshotCopier:
             return  # deleted while we walked: it is not part of the snapshot
         except PermissionError:
             raise WorkspaceError(f"cannot read '{path}' to snapshot it: permission denied") from None
+        except OSError as exc:
+            if exc.errno != errno.ELOOP:
+                raise
+            raise WorkspaceError(f"'{path}' became a symbolic link while it was snapshotted; not followed") from None
         if key[5] < self.now:
             self.sources[rel] = key
         self.records.append(record)
@@ -409,6 +416,10 @@ def restore_snapshot(snapshot: Snapshot | Path, target: Path) -> Snapshot:
             size, digest = _copy_and_hash(src, dst)
         except FileNotFoundError:
             raise WorkspaceError(f"snapshot '{snap.path}' is missing '{record.path}'") from None
+        except OSError as exc:
+            if exc.errno != errno.ELOOP:
+                raise
+            raise WorkspaceError(f"snapshot '{snap.path}' is corrupt: '{record.path}' is a symbolic link in it") from None
         if digest != record.sha256 or size != record.size:
             raise WorkspaceError(f"snapshot '{snap.path}' is corrupt: '{record.path}' does not match its manifest")
         os.chmod(dst, record.mode)

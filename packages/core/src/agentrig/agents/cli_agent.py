@@ -510,11 +510,23 @@ class CliAgent(Agent):
                 source = self._scratch / name
                 if source.exists():
                     copy_file_atomic(source, path / name)  # scrubbed as it was written
-        if session_log is not None:
-            text = session_log.read_text(encoding="utf-8", errors="replace")
+        if session_log is not None and (text := self._read_state_file(session_log)) is not None:
             write_text_atomic(path / ARTIFACT_SESSION, self._scrub(text))
         steps = "".join(step.model_dump_json() + "\n" for step in self._checkpoint_steps)
         write_text_atomic(path / ARTIFACT_TRAJECTORY, steps)
+
+    def _read_state_file(self, file: Path) -> str | None:
+        """The text of ``file``, a file the CLI keeps in its state directory (a session log, a chat history), or
+        ``None`` when it is missing or leads out of that directory: the directory lies in the runtime's home,
+        where the agent's commands write too, and a link planted there (``session.jsonl -> ~/.ssh/id_rsa``)
+        must not copy a host file into the run directory (:func:`agentrig.boundary.read_inside`)."""
+        from agentrig.boundary import BoundaryError, read_inside
+
+        root = self._state_dir_host if self._state_dir_host is not None else file.parent
+        try:
+            return read_inside(root, file).decode("utf-8", errors="replace")
+        except (BoundaryError, OSError):
+            return None
 
     def _save_record(self, path: Path, name: str, record: BaseModel | None, **dump: Any) -> None:
         """Write ``record`` (an outcome, a launch) as scrubbed indented JSON to ``path/name``; none: nothing."""

@@ -7,6 +7,7 @@ carry, written while the CLI runs. :class:`LogTail` hands over the lines written
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 
@@ -39,7 +40,9 @@ class LogTail:
         for path in self.logs():
             offset = self._offsets.get(path, 0)
             try:
-                with open(path, "rb") as handle:
+                # O_NOFOLLOW: a log swapped for a link after it was listed is not read through it
+                fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+                with os.fdopen(fd, "rb") as handle:
                     handle.seek(offset)
                     data = handle.read()
             except OSError:

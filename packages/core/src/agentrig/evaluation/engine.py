@@ -235,9 +235,11 @@ class _TestRun:
 
     def put_files(self, copy: WorkspaceCopy) -> None:
         """The test's files (the problem's tests) and generated files into the copy."""
+        if copy.host is None:
+            _unlink_on_the_way(self.runtime, copy.path, [*(relative for _, relative in self.test.files), *self.test.generated])
         for source, relative in self.test.files:
             if copy.host is not None:
-                _copy_host(source, copy.host / relative)
+                _copy_host(source, copy.host, relative)
             else:
                 self.runtime.upload(source, f"{copy.path}/{relative}")
         _write_generated(self.runtime, copy, self.test.generated)
@@ -382,9 +384,10 @@ def _write_generated(runtime: Runtime, copy: WorkspaceCopy, generated: Mapping[s
         return
     host = copy.host
     if host is not None:
+        from agentrig.boundary import write_under
+
         for relative, text in generated.items():
-            (host / relative).parent.mkdir(parents=True, exist_ok=True)
-            (host / relative).write_text(text, encoding="utf-8")
+            write_under(host, relative, text.encode("utf-8"), f"generated file '{shorten(relative)}'", replace_links=True)
         return
     from agentrig.scratch import temporary_directory
 
@@ -395,14 +398,30 @@ def _write_generated(runtime: Runtime, copy: WorkspaceCopy, generated: Mapping[s
         runtime.upload(Path(scratch), copy.path)
 
 
-def _copy_host(source: Path, destination: Path) -> None:
-    import shutil
+def _copy_host(source: Path, copy: Path, relative: str) -> None:
+    """``source`` (the problem's tests) to ``relative`` in the workspace copy ``copy``, whose contents are the
+    agent's: a symbolic link it left on the way (``tests -> /tmp/elsewhere``) is replaced, never followed
+    (:func:`~agentrig.boundary.copy_under`), so the tests land in the copy and nowhere else."""
+    from agentrig.boundary import copy_under
 
-    destination.parent.mkdir(parents=True, exist_ok=True)
-    if source.is_dir():
-        shutil.copytree(source, destination, symlinks=True, dirs_exist_ok=True)
-    else:
-        shutil.copy2(source, destination)
+    copy_under(copy, relative, source, f"test files '{shorten(relative)}'", replace_links=True)
+
+
+def _unlink_on_the_way(runtime: Runtime, copy: str, relatives: list[str]) -> None:
+    """Every symbolic link on the way to each of ``relatives`` in the copy ``copy`` (a path in the runtime: a
+    container's) removed, in one command, as :func:`_copy_host` replaces them on the host: a link the agent left
+    (``tests -> /elsewhere``) neither carries the tests elsewhere nor makes their upload fail."""
+    from agentrig.boundary import check_relative
+
+    if not relatives:
+        return
+    for relative in relatives:
+        check_relative(relative, f"test files '{shorten(relative)}'")
+    script = (
+        'set -f; base="$1"; shift; for rel in "$@"; do p="$base"; IFS=/; for c in $rel; do '
+        '[ -n "$c" ] || continue; p="$p/$c"; if [ -L "$p" ]; then rm -f "$p"; fi; done; unset IFS; done'
+    )
+    runtime.exec(Invocation(["sh", "-c", script, "sh", copy, *relatives], timeout=600))
 
 
 def _read_report(runtime: Runtime, copy: WorkspaceCopy, spec: ReportSpec) -> bytes | None:

@@ -44,12 +44,14 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic_core import PydanticCustomError
 
 from agentrig.runtime.commands import merge_env, to_argv
 from agentrig.runtime.compose import ComposeOptions
 from agentrig.runtime.errors import DockerUnavailableError, ImageNotFoundError, RuntimeSetupError, parse_options
 from agentrig.runtime.interface import Invocation, Runtime, RuntimeProcess
+from agentrig.runtime.oci import NAME_PATTERN, is_default, missing_message
 from agentrig.runtime.owners import LABEL, LABEL_HOST, LABEL_PID, LABEL_SESSION, LABEL_START, owner_alive
 from agentrig.runtime.process import DEFAULT_MAX_OUTPUT, Chunks, ProcessSet, StreamName, SupervisedProcess
 from agentrig.runtime.proctree import interrupt_tree, kill_tree, process_start_time
@@ -114,11 +116,27 @@ class DockerRuntimeConfig(BaseModel):
         description="More host directories bound into the container (set for an agent bundle: "
         "/opt/agentrig/agents/<agent>-<version>, read-only).",
     )
+    oci_runtime: str | None = Field(
+        default=None,
+        pattern=NAME_PATTERN,
+        description="The OCI runtime the container runs under, registered with the Docker engine: 'runsc' (gVisor) "
+        "gives the agent's commands a kernel of their own in user space, as defence in depth; default: the engine's "
+        "(runc). Checked when the run starts.",
+    )
     compose: ComposeOptions | None = Field(
         default=None,
         description="Start a Docker Compose project and adopt its `main` container instead of starting one (set by a "
         "format, e.g. a Harbor task with environment/docker-compose.yaml).",
     )
+
+    @field_validator("oci_runtime")
+    @classmethod
+    def _oci_runtime_registered(cls, value: str | None) -> str | None:
+        if value is not None:
+            problem = oci_runtime_problem(value)
+            if problem is not None:
+                raise PydanticCustomError("oci_runtime_unavailable", problem)
+        return value
 
 
 def _docker_host() -> str:
@@ -143,6 +161,30 @@ def connect() -> docker.DockerClient:
             "(`sudo systemctl start docker`, or `dockerd &`) or point DOCKER_HOST at a running engine"
         ) from None
     return client
+
+
+_registered: set[tuple[str, str]] = set()
+
+
+def oci_runtime_problem(name: str) -> str | None:
+    """Why the Docker engine cannot run containers under the OCI runtime ``name``, in one line
+    (:func:`agentrig.runtime.oci.missing_message`); ``None`` when it can, or when the engine cannot be
+    asked (starting the container says what is wrong then)."""
+    host = _docker_host()
+    if (host, name) in _registered:
+        return None
+    try:
+        client = connect()
+        try:
+            runtimes = sorted((client.info().get("Runtimes") or {}).keys())
+        finally:
+            client.close()
+    except Exception:
+        return None
+    if name not in runtimes:
+        return missing_message(name, runtimes)
+    _registered.add((host, name))
+    return None
 
 
 def sweep_stale_containers(client: docker.DockerClient) -> list[str]:
@@ -312,7 +354,8 @@ class DockerProcess(SupervisedProcess):
             time.sleep(0.02)
 
     def _kill_tree(self) -> None:
-        pid = self._started_pid()
+        # under another OCI runtime (gVisor) the exec's processes are not the host's: killed from inside
+        pid = self._started_pid() if is_default(self._runtime.config.oci_runtime) else None
         if pid is not None and os.path.exists(f"/proc/{pid}"):
             try:
                 kill_tree(pid)  # each exec leads its own process group on the host
@@ -322,7 +365,7 @@ class DockerProcess(SupervisedProcess):
         self._runtime.kill_marked(self.marker)  # a remote or foreign engine: kill from inside
 
     def _interrupt_tree(self) -> bool:
-        pid = self.host_pid()
+        pid = self.host_pid() if is_default(self._runtime.config.oci_runtime) else None
         if pid is None or not os.path.exists(f"/proc/{pid}"):
             return False  # a remote engine: the caller kills instead
         try:
@@ -360,6 +403,7 @@ class DockerProcess(SupervisedProcess):
                 closer.close()
             except Exception:
                 pass
+
 
 
 class DockerRuntime(Runtime):
@@ -461,6 +505,7 @@ class DockerRuntime(Runtime):
                 working_dir=self.config.workdir,
                 user=self.user,
                 environment={"HOME": self._env["HOME"]},
+                runtime=self.config.oci_runtime,  # None: the engine's default
                 **limits,
             )
         except docker.errors.APIError as exc:
@@ -489,6 +534,8 @@ class DockerRuntime(Runtime):
             "environment": {"HOME": self._env["HOME"]},
             "volumes": volumes,
         }
+        if self.config.oci_runtime:
+            main["runtime"] = self.config.oci_runtime
         if self.config.mem_limit:
             main["mem_limit"] = main["memswap_limit"] = self.config.mem_limit
         if self.config.cpus:

@@ -429,11 +429,21 @@ class LocalRuntime(Runtime):
             self._removals.append(remover)
 
     def upload(self, source: Path, target: str) -> None:
-        """Copy ``source`` (file or directory) to the host path ``target``."""
+        """Copy ``source`` (file or directory) to the host path ``target`` (relative: to the workspace).
+
+        Into the workspace or a workspace copy (what the agent's commands write), no symbolic link there is
+        followed (:func:`agentrig.boundary.copy_under`): a link on the way raises
+        :class:`~agentrig.boundary.BoundaryError` naming it."""
         import shutil
 
-        source, destination = Path(source), self.workspace / target
-        destination.parent.mkdir(parents=True, exist_ok=True)
+        from agentrig.boundary import copy_under
+
+        source, destination = Path(source), Path(os.path.normpath(self.workspace / target))
+        for root in (self.workspace, *self._copies):
+            if destination == root or root in destination.parents:
+                copy_under(root, destination.relative_to(root).as_posix(), source, f"upload to '{target}'")
+                return
+        destination.parent.mkdir(parents=True, exist_ok=True)  # elsewhere on the host: a place of the caller's
         if source.is_dir():
             shutil.copytree(source, destination, symlinks=True, dirs_exist_ok=True)
         else:

@@ -62,10 +62,22 @@ def require_docker_engine() -> None:
     require(None if problem is None else f"no Docker engine: {problem}", "no Docker engine answers")
 
 
+def require_runsc() -> None:
+    """Fail (when ``CI`` is set) or skip the current test unless the Docker engine runs containers under
+    gVisor's ``runsc`` (registered as an OCI runtime: see :data:`agentrig.runtime.oci.RUNSC_SETUP`)."""
+    from agentrig.runtime.docker import oci_runtime_problem
+    from agentrig.testing.prerequisites import require
+
+    require_docker_engine()
+    require(oci_runtime_problem("runsc"), "the Docker engine has no gVisor (runsc)")
+
+
 def pytest_runtest_setup(item: pytest.Item) -> None:
-    """Enforce the engine rule for every test marked ``docker``."""
+    """Enforce the engine rule for every test marked ``docker``, and gVisor's for those marked ``runsc``."""
     if item.get_closest_marker("docker") is not None:
         require_docker_engine()
+    if item.get_closest_marker("runsc") is not None:
+        require_runsc()
 
 
 @pytest.fixture(scope="session")

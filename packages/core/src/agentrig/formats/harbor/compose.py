@@ -85,7 +85,14 @@ _CHECKED_FIELDS = frozenset(
     }
 )
 _TOP_FIELDS = frozenset({"services", "networks", "volumes", "configs", "secrets", "version", "name"})
-_VOLUME_MODES = frozenset({"ro", "rw", "nocopy", "private", "rprivate", "cached", "delegated", "consistent"})
+#: Options of a short-syntax volume that change neither who may write it nor the host: Compose's ``nocopy``,
+#: private propagation and the consistency hints. ``ro``/``rw`` are read in order, the last one winning, as
+#: Compose does (``./:/app:ro,rw`` and ``./:/app:ro:rw`` are writable); SELinux relabelling (``z``, ``Z``) and
+#: propagation to or from the host (``shared``, ``slave``, ...) are refused.
+_VOLUME_MODES = frozenset({"nocopy", "private", "rprivate", "cached", "delegated", "consistent"})
+_PROPAGATION_TO_HOST = frozenset({"shared", "rshared", "slave", "rslave"})
+#: How a long-syntax ``read_only`` says true (Compose reads these strings as true; anything else counts as writable).
+_TRUE = frozenset({"true", "yes", "on", "y"})
 
 
 class ComposeService(BaseModel):
@@ -372,22 +379,32 @@ class _Checker:
         parts = entry.split(":")
         if len(parts) == 1:
             return  # an anonymous volume
-        source, modes = parts[0], set(parts[2].split(",")) if len(parts) > 2 else set()
-        unknown = modes - _VOLUME_MODES
-        if unknown:
-            raise self.fail(field, f"mount option '{shorten(min(unknown))}' is not supported")
+        # Compose reads every part after the target as options, and a later ro/rw overrides an earlier one
+        source, read_only = parts[0], False
+        for option in (option for part in parts[2:] for option in part.split(",")):
+            if option in ("ro", "rw"):
+                read_only = option == "ro"
+            elif option in ("z", "Z"):
+                raise self.fail(field, f"mount option '{option}' relabels the host's files (SELinux): remove it")
+            elif option in _PROPAGATION_TO_HOST:
+                raise self.fail(field, f"mount option '{option}': mount propagation to the host is not supported")
+            elif option not in _VOLUME_MODES:
+                raise self.fail(field, f"mount option '{shorten(option)}' is not supported")
         if source.startswith((".", "/", "~", "$")) or "/" in source:
-            self._bind(source, "ro" in modes, field)
+            self._bind(source, read_only, field)
         elif not _NAME.match(source):
             raise self.fail(field, f"'{shorten(source)}' is neither a volume name nor a path inside {self.environment}")
 
     def _long_volume(self, entry: dict[str, Any], field: str) -> None:
         kind = entry.get("type")
         if kind == "bind":
-            propagation = self.mapping(entry.get("bind"), f"{field}.bind").get("propagation")
-            if propagation not in (None, "private", "rprivate"):
+            bind = self.mapping(entry.get("bind"), f"{field}.bind")
+            if bind.get("propagation") not in (None, "private", "rprivate"):
                 raise self.fail(f"{field}.bind.propagation", "mount propagation to the host is not supported")
-            self._bind(entry.get("source"), entry.get("read_only") in (True, "true"), field)
+            if bind.get("selinux") is not None:
+                raise self.fail(f"{field}.bind.selinux", "relabelling the host's files (SELinux) is not supported: remove it")
+            read_only = entry.get("read_only")
+            self._bind(entry.get("source"), read_only is True or str(read_only).lower() in _TRUE, field)
         elif kind == "volume":
             source = entry.get("source")
             if source is not None and not (isinstance(source, str) and _NAME.match(source)):
