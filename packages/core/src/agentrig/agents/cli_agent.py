@@ -272,6 +272,7 @@ class CliAgent(Agent):
             self._own_state_dir = True
             in_runtime = str(self._state_dir_host)
         self._state_dir_host.mkdir(parents=True, exist_ok=True)
+        os.chmod(self._state_dir_host, 0o700)  # the CLI's state (config with MCP secrets, shell snapshots): private
         return in_runtime
 
     def _probe_version(self, runtime: Runtime) -> str:
