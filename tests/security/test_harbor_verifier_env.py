@@ -78,5 +78,7 @@ def test_harbor_verifier_gets_a_credential_the_user_allowed(tmp_path: Path, node
     assert "credentials withheld" not in proc.stderr
     evaluation = json.loads((out / "t1" / "task" / "evaluation.json").read_text())
     assert (evaluation["passed"], evaluation["error"]) == (True, None), proc.stderr[-2000:]
-    assert (out / "t1" / "task" / "evaluation" / "verifier" / "leak.txt").read_text() == SECRET + "\n"
+    # the verifier got the value; what it wrote is recorded without it (docs/security.md, Secrets)
+    assert (out / "t1" / "task" / "evaluation" / "verifier" / "leak.txt").read_text() == "[redacted]\n"
+    assert SECRET not in "".join(p.read_text(errors="replace") for p in out.rglob("*") if p.is_file())
     assert "plain=plain-value" in evaluation["output_tail"]

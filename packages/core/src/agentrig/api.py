@@ -310,6 +310,7 @@ def _write_records(out: Path, task: str, trajectory: list[Any], result: Any, age
     write_model_atomic(out / "inference_result.json", result)
     (out / "agent").mkdir(exist_ok=True)
     agent.save_artifacts(out / "agent")
+    agent.secrets.tree(out / "agent")  # the agent's own files hold what its tools printed: no secret stays
 
 
 def list_tools(agent: str = "react", **config: Any) -> list[ToolInfo]:

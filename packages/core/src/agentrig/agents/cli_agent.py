@@ -26,6 +26,7 @@ from pydantic import BaseModel
 from agentrig.agents.interface import Agent, AgentConfigBase, AgentContext
 from agentrig.errors import AgentLimitError, AgentSetupError, AgentStepError
 from agentrig.scratch import temp_dir
+from agentrig.scrub import REDACTED as _REDACTED
 
 if TYPE_CHECKING:
     from agentrig.agents.bundles import BundleRecipe
@@ -49,8 +50,8 @@ ARTIFACT_SESSION = "session.jsonl"
 ARTIFACT_TRAJECTORY = "trajectory.jsonl"
 #: OpenAI's own endpoint: where an ``openai/...`` model goes when nothing names another.
 OPENAI_BASE_URL = "https://api.openai.com/v1"
-#: What replaces a secret in anything the CLI wrote.
-REDACTED = "**********"
+#: What replaces a secret in anything the CLI wrote (:mod:`agentrig.scrub`'s marker).
+REDACTED = _REDACTED
 
 _VERSION = re.compile(r"(\d+\.\d+\.\d+\S*)")
 _STDERR_TAIL = 1500
@@ -133,12 +134,12 @@ class CliAgent(Agent):
         self._limit_hit: str | None = None
         self._process: RuntimeProcess | None = None
         self._checkpoint_steps: list[TrajectoryStep] = []
+        self.add_step_listener(self._keep_step)  # the steps as delivered: scrubbed (:meth:`Agent.emit_step`)
         #: The version the CLI reported at setup.
         self.cli_version: str | None = None
         #: The runtime the agent's sessions run in (``AgentContext.runtime``), ``None`` when not known.
         self.runtime_name: str | None = None
         self._mcp: dict[str, McpStdioServer | McpHttpServer] | None = None
-        self._mcp_secrets: list[str] = []
         #: The log the CLI writes besides its stream (set in ``setup`` by an agent whose CLI has one).
         self._log_tail: LogTail | None = None
         #: How the last checkpoint's CLI ended (its parser's outcome) and how it was launched.
@@ -242,7 +243,7 @@ class CliAgent(Agent):
                 self._mcp = resolve_servers(self.config.mcp_servers, os.environ)
             except McpConfigError as exc:
                 raise AgentSetupError(f"{self.agent_name} config: {exc}") from None
-            self._mcp_secrets = server_secrets(self._mcp)
+            self.secrets.add(*server_secrets(self._mcp))
         return self._mcp
 
     def _check_host_node(self, runtime_name: str | None = None, path: str | None = None) -> None:
@@ -271,6 +272,7 @@ class CliAgent(Agent):
             self._own_state_dir = True
             in_runtime = str(self._state_dir_host)
         self._state_dir_host.mkdir(parents=True, exist_ok=True)
+        os.chmod(self._state_dir_host, 0o700)  # the CLI's state (config with MCP secrets, shell snapshots): private
         return in_runtime
 
     def _probe_version(self, runtime: Runtime) -> str:
@@ -483,20 +485,20 @@ class CliAgent(Agent):
         return " ".join(text[-_STDERR_TAIL:].split()) or "no stderr"
 
     def _emit(self, step: TrajectoryStep) -> None:
-        """Keep ``step`` for this checkpoint's trajectory artifact and emit it to the listeners."""
-        self._checkpoint_steps.append(step)
+        """Emit ``step`` to the listeners (scrubbed on the way: :meth:`Agent.emit_step`); :meth:`_keep_step`
+        keeps it for this checkpoint's trajectory artifact."""
         self.emit_step(step)
 
+    def _keep_step(self, step: TrajectoryStep) -> None:
+        """The step listener keeping what this checkpoint emitted, as delivered."""
+        self._checkpoint_steps.append(step)
+
     def _scrub(self, text: str) -> str:
-        """``text`` with the credential's secret and the MCP servers' env and header values replaced: nothing
-        the CLI prints reaches disk unchecked."""
-        secrets = list(self._mcp_secrets)
+        """``text`` without the secrets the agent holds (:attr:`Agent.secrets`: the credential, the MCP servers'
+        env and header values, the run's verifier-allowed variables): nothing the CLI prints reaches disk unchecked."""
         if self.credential is not None:
-            secrets.insert(0, self.credential.secret())
-        for secret in secrets:
-            if secret and secret in text:
-                text = text.replace(secret, REDACTED)
-        return text
+            self.secrets.add(self.credential)  # an agent built by hand, not through Agent.from_config
+        return self.secrets.text(text)
 
     # -- artifacts and teardown -----------------------------------------------------
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import inspect
 import logging
+import os
 import threading
 import time
 import traceback
@@ -26,6 +27,7 @@ from agentrig.agents.mcp import McpServerConfig, check_server_names
 from agentrig.agents.result import CheckpointInferenceResult as CheckpointInferenceResult  # part of the interface
 from agentrig.errors import AgentError, AgentLimitError, AgentSetupError
 from agentrig.registry import PluginRegistry, fire_hook, get_registry
+from agentrig.scrub import SecretScrubber
 from agentrig.usage import AgentCostLimits, UsageTracker
 
 if TYPE_CHECKING:
@@ -187,6 +189,25 @@ class Agent(ABC):
         self._stop_lock = threading.Lock()
         self._stop_request: tuple[str, str] | None = None
         self._checkpoint_clock: float | None = None
+        self._secrets = SecretScrubber()
+
+    @property
+    def secrets(self) -> SecretScrubber:
+        """The values this agent must never record (:mod:`agentrig.scrub`): its credential and MCP values (added
+        when it is built), the run's verifier-allowed variables (added by the runner); add its own with
+        ``agent.secrets.add(...)``. Every step it emits, its artifacts and its error are scrubbed of them."""
+        scrubber: SecretScrubber | None = self.__dict__.get("_secrets")  # an agent that skipped __init__ has none yet
+        if scrubber is None:
+            scrubber = self.__dict__["_secrets"] = SecretScrubber()
+        return scrubber
+
+    def scrub(self, step: TrajectoryStep) -> TrajectoryStep:
+        """``step`` without the secrets of this agent and of the agents running it as a subagent."""
+        agent: Agent | None = self
+        while agent is not None:
+            step = agent.secrets.model(step)
+            agent = getattr(agent, "parent_agent", None)
+        return step
 
     # -- construction -------------------------------------------------------
 
@@ -346,6 +367,7 @@ class Agent(ABC):
         return None
 
     def _deliver(self, step: TrajectoryStep) -> None:
+        step = self.scrub(step)  # the one place every agent's steps pass: no listener or hook sees a secret
         for listener in self._step_listeners:
             listener(step)
         if self.parent_agent is None:
@@ -393,6 +415,8 @@ class Agent(ABC):
         Carries a copy of the usage so far, ``stop_reason`` and ``prior_cost``.
         """
         completed = datetime.now(timezone.utc)
+        if error_message is not None:
+            error_message = self.secrets.text(error_message)
         return CheckpointInferenceResult(
             started=started,
             completed=completed,
@@ -448,6 +472,27 @@ def takes_context(agent_cls: type[Agent]) -> bool:
 def build_agent(agent_cls: type[Agent], config: AgentConfigBase, context: AgentContext) -> Agent:
     """``agent_cls._from_config(config, context)``, or the former eight-argument call for an agent
     written against it (one ``DeprecationWarning`` per class and process, naming the new form)."""
+    agent = _build(agent_cls, config, context)
+    agent.secrets.add(context.credential, *config_secrets(config))
+    return agent
+
+
+def config_secrets(config: AgentConfigBase) -> list[str]:
+    """The secrets an agent config hands its agent: its MCP servers' ``env`` and ``headers`` values, ``${VAR}``
+    read from this process's environment (a variable that is unset gives nothing: the agent's preflight says so)."""
+    from agentrig.agents.mcp import McpConfigError, resolve_servers, server_secrets
+
+    resolved = {}
+    for name, server in (getattr(config, "mcp_servers", None) or {}).items():
+        try:
+            resolved.update(resolve_servers({name: server}, os.environ))
+        except McpConfigError:
+            resolved[name] = server
+    return server_secrets(resolved)
+
+
+def _build(agent_cls: type[Agent], config: AgentConfigBase, context: AgentContext) -> Agent:
+    """The agent of :func:`build_agent`, as its class builds it."""
     if takes_context(agent_cls):
         return agent_cls._from_config(config, context)
     if agent_cls not in _warned_legacy:

@@ -85,7 +85,10 @@ class Session:
             os.chmod(directory, 0o755)
             workspace = Workspace.create(directory / "workspace", seed=seed, ignore=ignore, owned=True)
             home = directory / "home"
-            home.mkdir()
+            home.mkdir(mode=0o700)
+            # the agents' CLIs keep state here (Codex's shell snapshots hold its environment, the key included):
+            # private to the user the commands run as, and gone with the session
+            os.chmod(home, 0o700)
             rt = create_runtime(runtime, workspace.path, home=home, env=env, options=runtime_options, registry=registry)
         except BaseException:
             shutil.rmtree(directory, ignore_errors=True)

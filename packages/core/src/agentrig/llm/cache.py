@@ -5,7 +5,10 @@ JSON of the request (provider, model, and the request body the SDK would send: m
 parameters, a seed given in ``extra_body``), with the run's own paths (its workspace, session, home
 and run directory) replaced by placeholders, in the key and in the stored reply, which a hit gets back
 as the current run's paths (:mod:`agentrig.llm.run_paths`). The credential, headers and endpoint are never part
-of the key, and an entry whose text would hold the credential is not written. Entries are written
+of the key, and an entry whose text would hold the credential is not written: an entry answers the same
+provider, model and request on any endpoint (a local server serving a model under a hosted model's name
+included), so give such a server's runs a cache directory of their own (``--cache=DIR``). The cache's
+directories are made 0700 and its entries 0600, whatever the umask. Entries are written
 atomically (:func:`agentrig.atomic.write_bytes_atomic`), so concurrent writers (``--jobs``,
 Ray workers) and readers never see a torn entry; an unreadable entry is ignored with one warning
 and replaced. Entry names are hashes only, and nothing read from the directory can lead outside
@@ -42,6 +45,9 @@ CachePolicy = Literal["read", "write", "readwrite"]
 FORMAT: Final = 2
 #: The largest entry read back (a bigger file is treated as unreadable).
 ENTRY_LIMIT = 64 << 20
+#: Entries and the directories made for them are private to their owner: a reply may hold what a tool printed.
+ENTRY_MODE: Final = 0o600
+DIR_MODE: Final = 0o700
 _KEY = re.compile(r"[0-9a-f]{64}")
 _SHARD = re.compile(r"[0-9a-f]{2}")
 _DURATION = re.compile(r"(\d+(?:\.\d+)?)\s*([smhdw]?)")
@@ -163,8 +169,9 @@ class ModelCallCache(BaseModel):
             _warn_once(path, "the reply holds the credential; not cached")
             return False
         try:
-            (self.directory / key[:2]).mkdir(parents=True, exist_ok=True)
-            write_bytes_atomic(guard(self.directory, path), data)
+            _private_dir(self.directory)
+            _private_dir(self.directory / key[:2])
+            write_bytes_atomic(guard(self.directory, path), data, mode=ENTRY_MODE)
         except (BoundaryError, OSError) as exc:
             _warn_once(path, f"not written: {exc}")
             return False
@@ -251,6 +258,13 @@ def use_cache(cache: ModelCallCache | None) -> Iterator[None]:
         yield
     finally:
         _active = previous
+
+
+def _private_dir(path: Path) -> None:
+    """``path`` made a directory when it is none, readable by its owner only (an existing one is left as it is)."""
+    if not path.is_dir():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.mkdir(mode=DIR_MODE, exist_ok=True)  # 0o700 whatever the umask: the umask only ever removes bits
 
 
 def _hidden(response: dict[str, Any], paths: RunPaths | None) -> dict[str, Any]:

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import re
 import time
 import traceback
@@ -294,6 +295,8 @@ class _ProblemRun:
             self.config = self.config.model_copy(update={"reset_context": self.plan.reset_context})
         self.agent = Agent.from_config(self.config, self.plan.agent_context(self.problem.name, model))
         self.agent.prior_cost = prior_cost
+        # a task's verifier may take these from the host: what the agent's code prints of them is recorded nowhere
+        self.agent.secrets.add(*(os.environ.get(name) for name in self.plan.verifier.allow_env))
         self.agent.add_step_listener(self._on_step)
         lifecycle.setup_agent(self.agent, self.session)
         fork = self.plan.fork
@@ -432,6 +435,7 @@ class _ProblemRun:
         result, not_run = self._run_agent(checkpoint, task, paths)
         report_dir = self.run_dir.guard(paths.root / REPORT_DIR)
         evaluation = not_run if not_run is not None else self._evaluate(checkpoint, report_dir)
+        evaluation = agent.secrets.model(evaluation)  # the tests ran the agent's code: its output is the agent's too
         self.run_dir.write_model(paths.evaluation, evaluation)
         stop = self._stop_after(checkpoint, evaluation, report_dir)
         self._save_artifacts(checkpoint, paths)
@@ -510,14 +514,18 @@ class _ProblemRun:
         )
 
     def _save_artifacts(self, checkpoint: Checkpoint, paths: CheckpointPaths) -> None:
-        """The agent's own artifacts in ``agent/``; its failure is logged beside them, never the checkpoint's."""
+        """The agent's own artifacts in ``agent/``; its failure is logged beside them, never the checkpoint's.
+        They and the tests' reports are then scrubbed of every secret the agent holds (:attr:`Agent.secrets`)."""
         assert self.agent is not None
         self.run_dir.make_dir(paths.agent)
         try:
             self.agent.save_artifacts(paths.agent)
         except Exception as exc:  # the checkpoint's other records are still worth keeping
-            self.run_dir.write_text(paths.agent / "save_artifacts_error.txt", traceback.format_exc())
-            self.event("log", checkpoint=checkpoint.name, status="error", message=f"save_artifacts failed: {_one_line(exc)}")
+            self.run_dir.write_text(paths.agent / "save_artifacts_error.txt", self.agent.secrets.text(traceback.format_exc()))
+            message = f"save_artifacts failed: {self.agent.secrets.text(_one_line(exc))}"
+            self.event("log", checkpoint=checkpoint.name, status="error", message=message)
+        for directory in (paths.agent, paths.root / REPORT_DIR):
+            self.agent.secrets.tree(self.run_dir.guard(directory))
 
     def _snapshot(self, index: int, paths: CheckpointPaths, previous: Snapshot | None) -> Snapshot:
         """The workspace's ``snapshot/`` (unchanged files linked, not copied) and ``diff.json`` against the previous one."""
