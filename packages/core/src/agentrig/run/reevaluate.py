@@ -225,6 +225,10 @@ def _reevaluate_one(
     paths = directory.checkpoint(line.unit, line.checkpoint)
     if not paths.snapshot.is_dir():
         raise EvaluateError(f"{paths.snapshot}: the checkpoint's snapshot is missing; it cannot be evaluated again")
+    try:
+        snapshot = directory.read_snapshot(paths.snapshot, f"{line.unit}/{line.checkpoint}")
+    except RunDirectoryError as exc:
+        raise EvaluateError(str(exc)) from None
     history = evaluations(paths)
     before = _read_evaluation(directory, history[-1]) if history else None
     identity = record.identity
@@ -237,7 +241,7 @@ def _reevaluate_one(
             problem=problem,
         )
         try:
-            session.restore(paths.snapshot)
+            session.restore(snapshot)
             session.problem, session.checkpoint = problem, checkpoint
             evaluation = evaluate_checkpoint(
                 session.runtime,

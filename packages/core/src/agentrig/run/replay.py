@@ -274,7 +274,11 @@ def _restore_previous(target: _Target, session: Any) -> None:
         before = target.run_dir.checkpoint(target.problem_name, previous).snapshot
         if not before.is_dir():
             raise ReplayError(f"{before}: the previous checkpoint's snapshot is missing")
-        session.restore(before)
+        try:
+            snapshot = target.run_dir.read_snapshot(before, f"{target.problem_name}/{previous}")
+        except RunDirectoryError as exc:
+            raise ReplayError(str(exc)) from None
+        session.restore(snapshot)
 
 
 def _keep_trajectory(agent: Any, out: Path) -> None:
