@@ -124,6 +124,14 @@ def remove(root: Path, path: Path) -> None:
         shutil.rmtree(target)
 
 
+def ascii_number(text: str) -> int | None:
+    """``text`` as a whole number when it is one or more ASCII digits (``"12"``), else ``None``.
+
+    ``str.isdigit`` accepts ``"²"`` (which ``int`` refuses) and ``"٣"`` (which ``int`` reads as 3): every
+    number parsed from a record or a name read back goes through here instead."""
+    return int(text) if text.isascii() and text.isdigit() else None
+
+
 def read_capped(path: Path, limit: int, what: str = "file") -> bytes:
     """The first bytes of ``path``, at most ``limit``; :class:`BoundaryError` naming the file when it is larger."""
     with open(path, "rb") as handle:

@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, ConfigDict
 
-from agentrig.boundary import BoundaryError, check_name, is_inside, shorten
+from agentrig.boundary import BoundaryError, ascii_number, check_name, is_inside, shorten
 from agentrig.run.records import ATTEMPT_PREFIX, ForkRecord, unit_name
 
 if TYPE_CHECKING:
@@ -66,9 +66,9 @@ def parse_from(text: str) -> tuple[Path, str, str]:
     if len(parts) < 3:
         raise ForkError(f"{where}: expected RUN/PROBLEM/CHECKPOINT (a run directory, a problem of it, one of its checkpoints)")
     checkpoint, rest = parts[-1], list(parts[:-1])
-    attempt = None
-    if rest[-1].startswith(ATTEMPT_PREFIX) and rest[-1][len(ATTEMPT_PREFIX):].isdigit() and len(rest) >= 3:
-        attempt = int(rest.pop()[len(ATTEMPT_PREFIX):])
+    attempt = ascii_number(rest[-1][len(ATTEMPT_PREFIX):]) if rest[-1].startswith(ATTEMPT_PREFIX) and len(rest) >= 3 else None
+    if attempt is not None:
+        rest.pop()
     problem = rest.pop()
     try:
         check_name(problem, f"{where}: problem")

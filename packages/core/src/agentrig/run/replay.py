@@ -23,6 +23,7 @@ from agentrig.run.agent_image import agent_image_for
 from agentrig.run.evaluation import REPORT_DIR, evaluate_checkpoint
 from agentrig.run.layout import RunDirectory, RunDirectoryError
 from agentrig.run.records import ATTEMPT_PREFIX, EvaluationRecord, RunRecord, is_safe_unit, split_unit
+from agentrig.run.rerun_runtime import RerunRequest, RerunRuntime, choose_runtime
 
 REPLAY_FILE = "replay.jsonl"
 
@@ -144,11 +145,24 @@ class _Target:
         return self.run_dir.checkpoint(self.problem_name, self.checkpoint.name).agent / REPLAY_FILE
 
 
-def replay_checkpoint(checkpoint_dir: Path, *, keep: Path | None = None) -> ReplayOutcome:
-    """Replay ``RUN_DIR/PROBLEM/CHECKPOINT``; ``keep`` writes the replay's trajectory and verdict there."""
+def replay_checkpoint(
+    checkpoint_dir: Path,
+    *,
+    keep: Path | None = None,
+    request: RerunRequest | None = None,
+    on_runtime: Callable[[RerunRuntime], None] | None = None,
+) -> ReplayOutcome:
+    """Replay ``RUN_DIR/PROBLEM/CHECKPOINT``; ``keep`` writes the replay's trajectory and verdict there.
+
+    The recorded commands run where ``request`` says (:func:`~agentrig.run.rerun_runtime.choose_runtime`:
+    a sandbox unless the user trusts the run or names an unsandboxed runtime); ``on_runtime`` hears of the
+    choice before anything runs (:class:`~agentrig.run.rerun_runtime.RerunRuntimeError` when there is none)."""
     target = _find_target(Path(checkpoint_dir))
-    agent, image = _replay_agent(target)
-    result, evaluation = _replay_in_session(target, agent, image, keep)
+    runtime = _choose_runtime(target, request or RerunRequest())
+    if on_runtime is not None:
+        on_runtime(runtime)
+    agent, image = _replay_agent(target, runtime)
+    result, evaluation = _replay_in_session(target, agent, image, keep, runtime)
     checkpoint_name = target.checkpoint.name
     line = next((x for x in target.run_dir.results(target.problem_name) if x.checkpoint == checkpoint_name), None)
     return ReplayOutcome(
@@ -204,7 +218,13 @@ def _find_target(checkpoint_dir: Path) -> _Target:
     return _Target(checkpoint_dir, run_dir, record, problem_name, problem, names.index(checkpoint_name), recorded)
 
 
-def _replay_agent(target: _Target) -> tuple[Any, str | None]:
+def _choose_runtime(target: _Target, request: RerunRequest) -> RerunRuntime:
+    """Where the recorded commands and the tests run (a sandbox, unless the user said otherwise)."""
+    what = f"replay of {target.problem_name}/{target.checkpoint.name}: the recorded model's commands and the tests"
+    return choose_runtime(target.record.identity.runtime, request, what=what)
+
+
+def _replay_agent(target: _Target, runtime: RerunRuntime) -> tuple[Any, str | None]:
     """The run's agent, its model replaced by the recorded replies (or its own replay); and the image it runs in."""
     from agentrig.agents.interface import Agent, AgentContext, get_agent_config_cls
     from agentrig.run.models import resolve
@@ -221,7 +241,7 @@ def _replay_agent(target: _Target) -> tuple[Any, str | None]:
     else:
         model, credential = None, None  # the agent needs no model
     # the run's agent image (rebuilt from its template if it was removed since; else a no-op)
-    image = agent_image_for(identity.agent.config, identity.runtime.name, identity.runtime.image) or identity.runtime.image
+    image = agent_image_for(identity.agent.config, runtime.name, runtime.image) or runtime.image
     context = AgentContext(model=model, credential=credential, problem_name=split_unit(target.problem_name)[0], image=image)
     agent = Agent.from_config(config, context)
     if not replies.is_file() and identity.model is not None and not agent.supports_replay():
@@ -231,14 +251,16 @@ def _replay_agent(target: _Target) -> tuple[Any, str | None]:
     return agent, image
 
 
-def _replay_in_session(target: _Target, agent: Any, image: str | None, keep: Path | None) -> tuple[Any, EvaluationRecord]:
+def _replay_in_session(
+    target: _Target, agent: Any, image: str | None, keep: Path | None, runtime: RerunRuntime
+) -> tuple[Any, EvaluationRecord]:
     """The checkpoint run again in a fresh workspace (the problem's files, or the previous checkpoint's
     snapshot) and evaluated as the run did; ``keep`` gets the trajectory, result and evaluation."""
     from agentrig.atomic import write_model_atomic
     from agentrig.run.sessions import open_session
     from agentrig.scratch import sweep, temporary_directory
 
-    problem, runtime = target.problem, target.record.identity.runtime
+    problem = target.problem
     seed = problem.path / problem.workspace if problem.workspace else None
     sweep()  # what killed agentrig processes left (an earlier replay's workspace, processes)
     with temporary_directory("agentrig-replay-") as scratch:
