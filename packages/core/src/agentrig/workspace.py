@@ -456,7 +456,9 @@ def check_manifest(snapshot: Path, manifest: SnapshotManifest) -> None:
             continue
         source = os.path.join(files_dir, *parts)
         if os.path.realpath(source) != source or not os.path.isfile(source):
-            raise WorkspaceError(f"{where}: '{shown}' has no regular file under {FILES_DIR}/ (missing, or a link); the snapshot is not restored")
+            raise WorkspaceError(
+                f"{where}: '{shown}' has no regular file under {FILES_DIR}/ (missing, or a link); the snapshot is not restored"
+            )
 
 
 def restore_snapshot(snapshot: Snapshot | Path, target: Path) -> Snapshot:
