@@ -155,6 +155,21 @@ def test_recorded_options_that_widen_a_container_are_left_out_unless_trusted() -
     assert trusted.options == recorded.options
 
 
+def test_only_the_agent_bundle_mounts_are_kept_without_trust(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from agentrig.agents.bundles import BUNDLES_DIR_ENV
+    from agentrig.run.records import RuntimeRecord
+    from agentrig.run.rerun_runtime import RerunRequest, choose_runtime
+
+    monkeypatch.setenv(BUNDLES_DIR_ENV, str(tmp_path / "bundles"))
+    bundle = {"source": str(tmp_path / "bundles" / "codex-1.0"), "target": "/opt/agentrig/agents/codex-1.0", "read_only": True}
+    writable = dict(bundle, read_only=False)
+    home = {"source": str(Path.home()), "target": "/home", "read_only": True}
+    recorded = RuntimeRecord(name="docker", image="img", options={"mounts": [bundle, writable, home]})
+    chosen = choose_runtime(recorded, RerunRequest(), what="replay of X")
+    assert chosen.options == {"mounts": [bundle]}
+    assert "options mounts are left out" in chosen.line
+
+
 def test_a_plugin_runtime_named_by_a_sent_run_is_not_taken_for_a_sandbox() -> None:
     from agentrig.run.records import RuntimeRecord
     from agentrig.run.rerun_runtime import RerunRequest, RerunRuntimeError, choose_runtime

@@ -9,7 +9,8 @@ tests. Neither runs them on this machine unsandboxed unless the user says so:
 - ``--runtime NAME`` given: that runtime, with only the options given (``--runtime local`` without
   ``-c runtime.sandbox=bwrap`` is the user's word for "unsandboxed");
 - neither: the recorded runtime when it is a sandbox agentrig knows, ``docker`` (with only the
-  recorded options that cannot widen the container: limits, working directory), or ``local`` under
+  recorded options that cannot widen the container: limits, working directory, the read-only mounts
+  of agentrig's own agent bundles), or ``local`` under
   bubblewrap (``sandbox: bwrap``, no network); when bubblewrap cannot run here, or the run names a
   plugin's runtime, :class:`RerunRuntimeError` says in one line what to pass.
 
@@ -19,6 +20,7 @@ another user, host variables passed through) are named in :attr:`RerunRuntime.li
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict
@@ -76,7 +78,11 @@ def choose_runtime(
         merged = {**(recorded.options if same else {}), **given}
     elif same:
         kept = {k: v for k, v in recorded.options.items() if name == "docker" and k in DOCKER_SAFE_OPTIONS}
-        left_out = sorted(set(recorded.options) - set(kept) - set(given))
+        bundles = _bundle_mounts(recorded.options.get("mounts")) if name == "docker" else []
+        if bundles:
+            kept["mounts"] = bundles
+        partly = {"mounts"} if bundles and bundles != recorded.options.get("mounts") else set()
+        left_out = sorted((set(recorded.options) - set(kept) | partly) - set(given))
         merged = {**kept, **given}
     else:
         merged = given
@@ -95,6 +101,26 @@ def choose_runtime(
         name=name, image=chosen_image, options=merged, sandboxed=sandboxed,
         line=_line(what, name, chosen_image, merged, sandboxed=sandboxed, trust=trust, left_out=left_out),
     )
+
+
+def _bundle_mounts(mounts: object) -> list[Any]:
+    """The recorded mounts that are agentrig's own agent bundles (read-only, from its bundle cache), which a
+    replay of a CLI agent run in a task's own image needs; every other recorded mount is left out."""
+    import os
+
+    from agentrig.agents.bundles import bundles_dir
+    from agentrig.boundary import is_inside
+
+    if not isinstance(mounts, list):
+        return []
+    root = bundles_dir()
+    kept: list[Any] = []
+    for mount in mounts:
+        source = mount.get("source") if isinstance(mount, dict) else None
+        if (isinstance(source, str) and os.path.isabs(source) and mount.get("read_only", True) is True
+                and is_inside(root, Path(source))):
+            kept.append(mount)
+    return kept
 
 
 def _need_bwrap(what: str) -> None:
