@@ -21,16 +21,6 @@ import pytest
 
 from agentrig.cli import main
 
-REPO = Path(__file__).resolve().parents[2]
-GREETER = REPO / "examples" / "greeter"
-REPLIES = f"replay/{GREETER / 'replay.jsonl'}"
-
-@pytest.fixture(scope="module")
-def greeter_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    out = tmp_path_factory.mktemp("greeter") / "run"
-    assert main(["run", str(GREETER), "--agent", "react", "--model", REPLIES, "--output", str(out), "-q"]) == 0
-    return out
-
 
 @pytest.fixture
 def marker() -> object:

@@ -28,13 +28,6 @@ REPLIES = f"replay/{GREETER / 'replay.jsonl'}"
 PLANTED = b"planted by a sent run\n"
 
 
-@pytest.fixture(scope="module")
-def greeter_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    out = tmp_path_factory.mktemp("greeter") / "run"
-    assert main(["run", str(GREETER), "--agent", "react", "--model", REPLIES, "--output", str(out), "-q"]) == 0
-    return out
-
-
 def _file_entry(snapshot: Path, path: str, source: str, data: bytes) -> dict[str, object]:
     """A manifest entry for ``path`` whose content (stored at ``files/<source>``) matches it."""
     stored = snapshot / "files" / source
@@ -123,46 +116,26 @@ def _sent(greeter_run: Path, tmp_path: Path) -> Path:
     return sent
 
 
+@pytest.mark.parametrize("command", ["evaluate", "replay", "fork"])
 @pytest.mark.parametrize("crafted", sorted(CRAFTED))
-def test_evaluate_refuses_a_snapshot_manifest_that_writes_outside(
-    greeter_run: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], crafted: str
+def test_a_snapshot_manifest_that_writes_outside_is_refused_before_anything_is_written(
+    greeter_run: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], crafted: str, command: str
 ) -> None:
     sent = _sent(greeter_run, tmp_path)
     directory, victim = _victim(tmp_path)
+    # evaluate restores this snapshot, replay of command_line starts from it, a fork starts from it
     _plant(sent / "greeter" / "greet_function" / "snapshot", crafted, victim)
+    args = {
+        "evaluate": ["evaluate", str(sent), "greeter/greet_function"],
+        "replay": ["replay", str(sent / "greeter" / "command_line")],
+        "fork": ["run", str(GREETER), "--agent", "react", "--model", REPLIES, "--output", str(tmp_path / "fork"),
+                 "--from", str(sent / "greeter" / "greet_function"), "-q"],
+    }[command]
 
-    assert main(["evaluate", str(sent), "greeter/greet_function"]) == 2
+    assert main(args) == 2
     _check_untouched(directory, victim)
     _one_error(capsys.readouterr().err, crafted)
     assert not (sent / "greeter" / "greet_function" / "evaluations").exists()
-
-
-@pytest.mark.parametrize("crafted", sorted(CRAFTED))
-def test_replay_refuses_a_snapshot_manifest_that_writes_outside(
-    greeter_run: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], crafted: str
-) -> None:
-    sent = _sent(greeter_run, tmp_path)
-    directory, victim = _victim(tmp_path)
-    _plant(sent / "greeter" / "greet_function" / "snapshot", crafted, victim)  # the workspace command_line starts from
-
-    assert main(["replay", str(sent / "greeter" / "command_line")]) == 2
-    _check_untouched(directory, victim)
-    _one_error(capsys.readouterr().err, crafted)
-
-
-@pytest.mark.parametrize("crafted", sorted(CRAFTED))
-def test_fork_refuses_a_snapshot_manifest_that_writes_outside(
-    greeter_run: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], crafted: str
-) -> None:
-    sent = _sent(greeter_run, tmp_path)
-    directory, victim = _victim(tmp_path)
-    _plant(sent / "greeter" / "greet_function" / "snapshot", crafted, victim)
-
-    status = main(["run", str(GREETER), "--agent", "react", "--model", REPLIES, "--output", str(tmp_path / "fork"),
-                   "--from", str(sent / "greeter" / "greet_function"), "-q"])
-    assert status == 2
-    _check_untouched(directory, victim)
-    _one_error(capsys.readouterr().err, crafted)
 
 
 @pytest.mark.parametrize("crafted", sorted(CRAFTED))

@@ -17,18 +17,7 @@ from agentrig.boundary import ascii_number
 from agentrig.cli import main
 from agentrig.run.records import is_safe_unit, split_unit
 
-REPO = Path(__file__).resolve().parents[2]
-GREETER = REPO / "examples" / "greeter"
 CRAFTED = "greeter/attempt_\u00b2"
-
-
-@pytest.fixture(scope="module")
-def greeter_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    out = tmp_path_factory.mktemp("greeter") / "run"
-    status = main(["run", str(GREETER), "--agent", "react", "--model", f"replay/{GREETER / 'replay.jsonl'}",
-                   "--output", str(out), "-q"])
-    assert status == 0
-    return out
 
 
 def test_only_ascii_digits_are_numbers() -> None:
