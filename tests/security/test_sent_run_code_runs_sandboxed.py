@@ -141,6 +141,9 @@ def test_recorded_options_that_widen_a_container_are_left_out_unless_trusted() -
     chosen = choose_runtime(recorded, RerunRequest(), what="evaluate X")
     assert chosen.options == {"mem_limit": "1g"} and chosen.image == "img" and chosen.sandboxed
     assert "mounts, network, user are left out (--trust takes them)" in chosen.line, chosen.line
+    assert "in a docker container (image img)" in chosen.line, chosen.line
+    unsandboxed = choose_runtime(RuntimeRecord(name="local"), RerunRequest(options={"sandbox": "none"}), what="replay of X")
+    assert not unsandboxed.sandboxed and "WITHOUT a sandbox, with your rights (-c runtime.sandbox=none)" in unsandboxed.line
     trusted = choose_runtime(recorded, RerunRequest(trust=True), what="evaluate X")
     assert trusted.options == recorded.options
 

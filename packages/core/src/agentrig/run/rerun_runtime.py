@@ -64,7 +64,7 @@ class RerunRequest(BaseModel):
 def choose_runtime(
     recorded: RuntimeRecord, request: RerunRequest, *, what: str, recorded_image: str | None = None
 ) -> RerunRuntime:
-    """The runtime to run ``what`` (``"replay of RUN/PROBLEM/CHECKPOINT: the recorded commands"``) in, as
+    """The runtime to run ``what`` (``"replay of RUN: the recorded model's commands and the tests"``) in, as
     ``request`` asks (see the module's docstring); ``recorded_image`` is the image the run's sessions ran in
     (default: ``recorded.image``). :class:`RerunRuntimeError` when there is no sandbox and the user did not
     say to run without one."""
@@ -99,7 +99,8 @@ def choose_runtime(
     sandboxed = name == "docker" or (name == "local" and merged.get("sandbox") == "bwrap")
     return RerunRuntime(
         name=name, image=chosen_image, options=merged, sandboxed=sandboxed,
-        line=_line(what, name, chosen_image, merged, sandboxed=sandboxed, trust=trust, left_out=left_out),
+        line=_line(what, name, chosen_image, merged, sandboxed=sandboxed, left_out=left_out,
+                   why="--trust" if trust else ("--runtime local" if runtime else "-c runtime.sandbox=none")),
     )
 
 
@@ -134,16 +135,17 @@ def _need_bwrap(what: str) -> None:
         )
 
 
-def _line(what: str, name: str, image: str | None, options: dict[str, Any], *, sandboxed: bool, trust: bool,
+def _line(what: str, name: str, image: str | None, options: dict[str, Any], *, sandboxed: bool, why: str,
           left_out: list[str]) -> str:
     if name == "local" and sandboxed:
         network = options.get("network") or "none"
         where = f"on this machine in a bubblewrap sandbox (the workspace writable, the rest read-only; network: {network})"
     elif name == "local":
-        why = "--trust" if trust else "--runtime local"
         where = f"on this machine WITHOUT a sandbox, with your rights ({why})"
     elif name == "docker":
-        where = f"in a docker container ({f'image {shorten(image)}, ' if image else ''}network: {options.get('network') or 'none'})"
+        details = [f"image {shorten(image)}"] if image else []
+        details += [f"network: {shorten(options['network'])}"] if options.get("network") else []
+        where = "in a docker container" + (f" ({', '.join(details)})" if details else "")
     else:
         where = f"in runtime '{shorten(name)}' (not known to agentrig as a sandbox)"
     line = f"{what} runs {where}"
