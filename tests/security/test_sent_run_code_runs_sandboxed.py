@@ -169,3 +169,22 @@ def test_a_plugin_runtime_named_by_a_sent_run_is_not_taken_for_a_sandbox() -> No
 
     with pytest.raises(RerunRuntimeError, match=r"names runtime 'ssh'.*pass --runtime docker, or --runtime ssh"):
         choose_runtime(RuntimeRecord(name="ssh"), RerunRequest(), what="replay of X")
+
+
+@pytest.mark.parametrize("command", ["replay", "evaluate"])
+@pytest.mark.parametrize(("given", "named"), [
+    (["--runtime", "nope"], "--runtime nope: unknown runtime (available: "),
+    (["-c", "sandbox=bwrap"], "-c sandbox=bwrap: only runtime options are taken here"),
+    (["-c", "runtime.sandbox=jail"], "sandbox"),
+    (["--runtime", "local", "--image", "img"], "--image needs a container runtime"),
+])
+def test_bad_runtime_options_are_one_line(
+    greeter_run: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], command: str, given: list[str], named: str
+) -> None:
+    sent = _sent(greeter_run, tmp_path)
+    where = str(sent / "greeter" / "greet_function") if command == "replay" else str(sent)
+
+    assert main([command, where, *given]) == 2
+    err = capsys.readouterr().err
+    assert "Traceback" not in err and len(err.strip().splitlines()) == 1 and named in err, err
+    assert not (sent / "greeter" / "greet_function" / "evaluations").exists()

@@ -96,6 +96,7 @@ def choose_runtime(
             f"{what}: the run names runtime '{shorten(name)}', which agentrig cannot tell is a sandbox: pass --runtime docker, "
             f"or --runtime {shorten(name)} (or --trust) to run it there anyway"
         )
+    _check_options(name, merged, chosen_image, what)
     sandboxed = name == "docker" or (name == "local" and merged.get("sandbox") == "bwrap")
     return RerunRuntime(
         name=name, image=chosen_image, options=merged, sandboxed=sandboxed,
@@ -122,6 +123,21 @@ def _bundle_mounts(mounts: object) -> list[Any]:
                 and is_inside(root, Path(source))):
             kept.append(mount)
     return kept
+
+
+def _check_options(name: str, options: dict[str, Any], image: str | None, what: str) -> None:
+    """The options checked by the runtime's own model before anything starts (a recorded or given one may be bad)."""
+    from agentrig.errors import UnknownPluginError
+    from agentrig.runtime.errors import RuntimeSetupError
+    from agentrig.runtime.resolve import check_runtime_options
+
+    try:
+        check_runtime_options(name, {**options, **({"image": image} if image else {})})
+    except UnknownPluginError as exc:
+        raise RerunRuntimeError(f"{what}: {exc}") from None
+    except RuntimeSetupError as exc:
+        if "'image': Field required" not in str(exc):  # a task's format brings its image when the session opens
+            raise RerunRuntimeError(f"{what}: {exc}") from None
 
 
 def _need_bwrap(what: str) -> None:
