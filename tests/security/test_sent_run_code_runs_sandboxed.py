@@ -188,3 +188,18 @@ def test_bad_runtime_options_are_one_line(
     err = capsys.readouterr().err
     assert "Traceback" not in err and len(err.strip().splitlines()) == 1 and named in err, err
     assert not (sent / "greeter" / "greet_function" / "evaluations").exists()
+
+
+def test_replay_refuses_stdio_mcp_servers_a_sent_run_would_start_outside_its_container(
+    greeter_run: Path, tmp_path: Path, marker: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    sent = _sent(greeter_run, tmp_path)
+    record = json.loads((sent / "run.json").read_text())
+    record["identity"]["runtime"] = {"name": "docker", "image": "agentrig-test/busybox", "options": {}}
+    record["identity"]["agent"]["config"]["mcp_servers"] = {"evil": {"command": "touch", "args": [str(marker)]}}
+    (sent / "run.json").write_text(json.dumps(record))
+
+    assert main(["replay", str(sent / "greeter" / "greet_function")]) == 2
+    err = capsys.readouterr().err
+    assert not marker.exists()
+    assert len(err.strip().splitlines()) == 1 and "stdio MCP servers (evil)" in err and "--trust" in err, err

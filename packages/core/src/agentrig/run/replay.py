@@ -158,7 +158,10 @@ def replay_checkpoint(
     a sandbox unless the user trusts the run or names an unsandboxed runtime); ``on_runtime`` hears of the
     choice before anything runs (:class:`~agentrig.run.rerun_runtime.RerunRuntimeError` when there is none)."""
     target = _find_target(Path(checkpoint_dir))
-    runtime = _choose_runtime(target, request or RerunRequest())
+    request = request or RerunRequest()
+    runtime = _choose_runtime(target, request)
+    if not request.trust:
+        _refuse_host_mcp_servers(target, runtime)
     if on_runtime is not None:
         on_runtime(runtime)
     agent, image = _replay_agent(target, runtime)
@@ -222,6 +225,22 @@ def _choose_runtime(target: _Target, request: RerunRequest) -> RerunRuntime:
     """Where the recorded commands and the tests run (a sandbox, unless the user said otherwise)."""
     what = f"replay of {target.run_dir.root}: the recorded model's commands and the tests"  # the same for every checkpoint
     return choose_runtime(target.record.identity.runtime, request, what=what)
+
+
+def _refuse_host_mcp_servers(target: _Target, runtime: RerunRuntime) -> None:
+    """A recorded agent config's stdio MCP servers are commands too: under a container runtime an agent may start
+    them on this machine, outside the container (react's client runs in agentrig), so they are refused unless the
+    run is trusted. Under the local runtime they run where the agent's commands do (in its sandbox, if any)."""
+    servers = target.record.identity.agent.config.get("mcp_servers")
+    if runtime.name == "local" or not isinstance(servers, dict):
+        return
+    stdio = [str(name) for name, server in servers.items() if isinstance(server, dict) and server.get("command")]
+    if stdio:
+        raise ReplayError(
+            f"replay of {target.run_dir.root}: the run's agent config starts stdio MCP servers"
+            f" ({', '.join(shorten(name) for name in stdio[:5])}), which may run on this machine outside the"
+            f" {runtime.name} container: pass --trust to start them, or --runtime local -c runtime.sandbox=bwrap to replay in bubblewrap"
+        )
 
 
 def _replay_agent(target: _Target, runtime: RerunRuntime) -> tuple[Any, str | None]:
