@@ -19,6 +19,20 @@ OUR_PACKAGES = [
 ]
 
 
+@pytest.fixture(scope="module")
+def greeter_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The README's greeter example run once per module (react on its recorded replies, offline): a finished
+    run directory of two checkpoints, to copy and tamper with."""
+    from agentrig.cli import main
+
+    greeter = REPO / "examples" / "greeter"
+    out = tmp_path_factory.mktemp("greeter") / "run"
+    status = main(["run", str(greeter), "--agent", "react", "--model", f"replay/{greeter / 'replay.jsonl'}",
+                   "--output", str(out), "-q"])
+    assert status == 0
+    return out
+
+
 @pytest.fixture(scope="session")
 def wheelhouse(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     """Wheels of our four packages and of the fixture packages under tests/fixtures."""

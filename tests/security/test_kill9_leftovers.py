@@ -253,7 +253,7 @@ def test_a_killed_evaluate_leaves_no_workspace_copy_once_the_next_one_starts(
                           "--output", str(out), "-q"], env=env, capture_output=True, text=True, timeout=180, cwd=tmp_path)
     assert ran.returncode == 0, ran.stderr
     flag.write_text("")
-    evaluate = subprocess.Popen([testkit.agentrig_bin(), "evaluate", str(out)], env=env, stdout=subprocess.DEVNULL,
+    evaluate = subprocess.Popen([testkit.agentrig_bin(), "evaluate", str(out), "--runtime", "local"], env=env, stdout=subprocess.DEVNULL,
                                 stderr=subprocess.DEVNULL, cwd=tmp_path)
     try:
         _wait_for(lambda: len(_sleeps(duration)) == 2, "the evaluation never ran the test")
@@ -261,8 +261,8 @@ def test_a_killed_evaluate_leaves_no_workspace_copy_once_the_next_one_starts(
         evaluate.wait(10)
         assert _leftovers(tmpdir), "the killed evaluation left nothing in the temporary directory"
         flag.unlink()
-        again = subprocess.run([testkit.agentrig_bin(), "evaluate", str(out)], env=env, capture_output=True, text=True,
-                               timeout=180, cwd=tmp_path)
+        again = subprocess.run([testkit.agentrig_bin(), "evaluate", str(out), "--runtime", "local"], env=env, capture_output=True,
+                               text=True, timeout=180, cwd=tmp_path)
         assert again.returncode == 0, again.stderr
         assert (_sleeps(duration), _leftovers(tmpdir)) == ([], []), "the next evaluate left the killed one's leftovers"
     finally:

@@ -18,8 +18,6 @@ import pytest
 from agentrig.cli import main
 from agentrig.testing.runs import outcome_run
 
-REPO = Path(__file__).resolve().parents[2]
-GREETER = REPO / "examples" / "greeter"
 DEEP = "[" * 100_000 + "]" * 100_000
 BINARY = bytes(range(255, -1, -1)) * 4  # starts with 0xff: no UTF-8
 
@@ -104,15 +102,6 @@ def test_deeply_nested_records_of_a_checkpoint_are_named(
             shown = (tmp_path / "report" / "runs" / "1" / "alpha" / "first.html").read_text()
         named = [line for line in shown.splitlines() if "nested too deeply" in line]
         assert named and all(Path(file).name in line for line in named), (args, captured)
-
-
-@pytest.fixture(scope="module")
-def greeter_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    out = tmp_path_factory.mktemp("greeter") / "run"
-    status = main(["run", str(GREETER), "--agent", "react", "--model", f"replay/{GREETER / 'replay.jsonl'}",
-                   "--output", str(out), "-q"])
-    assert status == 0
-    return out
 
 
 def _error(err: str) -> str:

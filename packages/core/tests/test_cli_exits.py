@@ -210,7 +210,7 @@ def test_an_interrupted_evaluate_exits_130(tmp_path: Path, capsys: pytest.Captur
     started = tmp_path / "started"
     (p / "problem.yaml").write_text((p / "problem.yaml").read_text().replace(
         "grep -qx right out.txt", f"touch {started} && sleep 60"))
-    proc = subprocess.Popen([AGENTRIG, "evaluate", str(out)], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+    proc = subprocess.Popen([AGENTRIG, "evaluate", str(out), "--runtime", "local"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             stdin=subprocess.DEVNULL, text=True, start_new_session=True)
     try:
         deadline = time.monotonic() + 60

@@ -167,7 +167,7 @@ class ClaudeCodeAgent(CliAgent):
     def _probe_uid(self, runtime: Runtime) -> int | None:
         result = runtime.exec(Invocation(["id", "-u"], timeout=30))
         text = result.stdout.strip()
-        return int(text) if result.exit_code == 0 and text.isdigit() else None
+        return int(text) if result.exit_code == 0 and text.isascii() and text.isdigit() else None
 
     # -- a checkpoint -------------------------------------------------------------
 

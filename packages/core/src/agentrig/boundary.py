@@ -129,6 +129,14 @@ def remove(root: Path, path: Path) -> None:
         shutil.rmtree(target)
 
 
+def ascii_number(text: str) -> int | None:
+    """``text`` as a whole number when it is one or more ASCII digits (``"12"``), else ``None``.
+
+    ``str.isdigit`` accepts ``"²"`` (which ``int`` refuses) and ``"٣"`` (which ``int`` reads as 3): every
+    number parsed from a record or a name read back goes through here instead."""
+    return int(text) if text.isascii() and text.isdigit() else None
+
+
 def read_capped(path: Path, limit: int, what: str = "file") -> bytes:
     """The first bytes of ``path``, at most ``limit``; :class:`BoundaryError` naming the file when it is larger."""
     with open(path, "rb") as handle:
@@ -170,6 +178,10 @@ REPORT_MAX_BYTES = 64 * 1024 * 1024
 REPORT_LIMIT_ENV = "AGENTRIG_MAX_REPORT_BYTES"
 #: The largest reward file (``reward.txt``, ``reward.json``) parsed, in bytes: a reward is a number or a few.
 REWARD_MAX_BYTES = 64 * 1024
+#: The largest file of a run directory read back (a trajectory, a record, a raw agent log), in bytes.
+RECORD_MAX_BYTES = 256 * 1024 * 1024
+#: The environment variable that overrides :data:`RECORD_MAX_BYTES`.
+RECORD_LIMIT_ENV = "AGENTRIG_MAX_RECORD_BYTES"
 
 
 def _limit_from_env(variable: str, default: int) -> int:
@@ -193,6 +205,20 @@ def problem_file_limit() -> int:
 def report_limit() -> int:
     """The size cap of a test report: :data:`REPORT_LIMIT_ENV` when set, else :data:`REPORT_MAX_BYTES`."""
     return _limit_from_env(REPORT_LIMIT_ENV, REPORT_MAX_BYTES)
+
+
+def record_limit() -> int:
+    """The size cap of a file read back from a run directory: :data:`RECORD_LIMIT_ENV` when set, else
+    :data:`RECORD_MAX_BYTES`."""
+    return _limit_from_env(RECORD_LIMIT_ENV, RECORD_MAX_BYTES)
+
+
+def record_too_large(path: Path, size: int | None, limit: int) -> BoundaryError:
+    """The one line for a file of a run directory larger than ``limit`` (``size`` when known): not read."""
+    actual = f" ({_size(size)})" if size is not None else ""
+    return BoundaryError(
+        f"{path}: file is larger than {_size(limit)}{actual}; not read (raise the limit with {RECORD_LIMIT_ENV}=BYTES)"
+    )
 
 
 def read_problem_file(path: Path, what: str = "problem file") -> bytes:
@@ -363,8 +389,8 @@ def read_inside(root: Path, path: Path, limit: int | None = None) -> bytes:
     followed, and a FIFO or device is never opened for reading.
 
     :class:`FileNotFoundError` when there is no such file (inside); :class:`BoundaryError` naming
-    the file when it leads outside ``root`` or is not a regular file; ``limit``: as
-    :func:`read_capped`.
+    the file when it leads outside ``root``, is not a regular file, or is larger than ``limit`` bytes
+    (default :func:`record_limit`: a file of 3 GB, even a sparse one, is refused by its size, unread).
     """
     path = Path(path)
     if not os.path.lexists(path):
@@ -378,12 +404,17 @@ def read_inside(root: Path, path: Path, limit: int | None = None) -> bytes:
         if exc.errno == errno.ELOOP:  # replaced by a link since it was resolved
             raise BoundaryError(f"{path}: a symbolic link leading outside {root}; not read") from None
         raise
+    if limit is None:
+        limit = record_limit()
     with os.fdopen(fd, "rb") as handle:
-        if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
+        info = os.fstat(handle.fileno())
+        if not stat.S_ISREG(info.st_mode):
             raise BoundaryError(f"{path}: not a regular file; not read")
-        data = handle.read() if limit is None else handle.read(limit + 1)
-    if limit is not None and len(data) > limit:
-        raise BoundaryError(f"{path}: file is larger than {_size(limit)}; not read")
+        if info.st_size > limit:
+            raise record_too_large(path, info.st_size, limit)
+        data = handle.read(limit + 1)
+    if len(data) > limit:
+        raise record_too_large(path, None, limit)
     return data
 
 

@@ -27,6 +27,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from agentrig.atomic import write_model_atomic
+from agentrig.boundary import BoundaryError, check_relative, shorten
 
 #: Caches, build output and virtual environments: big, rebuildable, noisy in diffs.
 DEFAULT_IGNORES: tuple[str, ...] = (
@@ -394,16 +395,91 @@ def clear_directory(path: Path) -> None:
         _remove(Path(entry.path))
 
 
+#: How many symbolic links a path of a snapshot may pass through before it counts as a loop (Linux's own limit).
+_LINK_HOPS_MAX = 40
+
+
+def _leaves(path: str, links: dict[str, str]) -> bool:
+    """Whether ``path`` (relative to a snapshot's root, with the manifest's ``links`` followed as the restored
+    workspace would follow them) leads outside that root, or through an absolute link, or into a loop."""
+    pending = list(reversed(path.split("/")))
+    resolved: list[str] = []
+    hops = 0
+    while pending:
+        part = pending.pop()
+        if part in ("", "."):
+            continue
+        if part == "..":
+            if not resolved:
+                return True
+            resolved.pop()
+            continue
+        here = "/".join([*resolved, part])
+        if here in links:
+            hops += 1
+            target = links[here]
+            if hops > _LINK_HOPS_MAX or not target or target.startswith("/"):
+                return True
+            pending.extend(reversed(target.split("/")))  # relative to the link's directory: ``resolved``
+            continue
+        resolved.append(part)
+    return False
+
+
+def check_manifest(snapshot: Path, manifest: SnapshotManifest) -> None:
+    """Refuse a manifest whose restore would write or point outside the workspace, before anything is written:
+    :class:`WorkspaceError` naming ``manifest.json`` and the entry when a path is empty, absolute or has a ``..``
+    component, lies below an entry that is a symbolic link (or is listed twice), when a link leads outside the
+    snapshot (followed through the other links, as the workspace would), or when a file's copy under ``files/`` is
+    not a regular file reached without a link. A manifest read back from a run directory may come from someone
+    else; every restore passes through here (:func:`restore_snapshot`)."""
+    where = snapshot / MANIFEST_NAME
+    links = {r.path: r.target or "" for r in manifest.files if r.kind == "symlink"}
+    seen: set[str] = set()
+    files_dir = os.path.realpath(snapshot / FILES_DIR)
+    for record in manifest.files:
+        path = record.path
+        shown = shorten(path)
+        try:
+            check_relative(path, str(where))
+        except BoundaryError as exc:
+            raise WorkspaceError(f"{exc}; the snapshot is not restored") from None
+        parts = path.split("/")
+        if "." in parts or "" in parts or "\\" in path:
+            raise WorkspaceError(f"{where}: '{shown}' is not a plain relative path; the snapshot is not restored")
+        if path in seen:
+            raise WorkspaceError(f"{where}: '{shown}' is listed twice; the snapshot is not restored")
+        seen.add(path)
+        below = next(("/".join(parts[:i]) for i in range(1, len(parts)) if "/".join(parts[:i]) in links), None)
+        if below is not None:
+            raise WorkspaceError(f"{where}: '{shown}' lies below the symbolic link '{shorten(below)}'; the snapshot is not restored")
+        if record.kind == "symlink":
+            target = record.target or ""
+            if not target or target.startswith("/") or _leaves("/".join([*parts[:-1], target]), links):
+                raise WorkspaceError(
+                    f"{where}: the symbolic link '{shown}' leads outside the snapshot"
+                    f" (to '{shorten(record.target or '')}'); the snapshot is not restored"
+                )
+            continue
+        source = os.path.join(files_dir, *parts)
+        if os.path.realpath(source) != source or not os.path.isfile(source):
+            raise WorkspaceError(
+                f"{where}: '{shown}' has no regular file under {FILES_DIR}/ (missing, or a link); the snapshot is not restored"
+            )
+
+
 def restore_snapshot(snapshot: Snapshot | Path, target: Path) -> Snapshot:
     """Make ``target``'s contents equal to ``snapshot``, checking every file's hash.
 
     ``target`` itself is kept (only its contents change), so a container that
-    has it bind-mounted keeps seeing it. A file whose content does not match
-    the manifest raises :class:`WorkspaceError` naming it.
+    has it bind-mounted keeps seeing it. The manifest is checked first
+    (:func:`check_manifest`: nothing is written outside ``target``); a file whose
+    content does not match the manifest raises :class:`WorkspaceError` naming it.
     """
     snap = snapshot if isinstance(snapshot, Snapshot) else Snapshot.load(snapshot)
     if not target.is_dir():
         raise WorkspaceError(f"cannot restore into '{target}': not a directory")
+    check_manifest(snap.path, snap.manifest)
     clear_directory(target)
     for record in snap.manifest.files:
         src = snap.files_dir / record.path

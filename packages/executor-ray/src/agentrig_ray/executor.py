@@ -55,7 +55,7 @@ def _tcp_target(address: str) -> tuple[str, int] | None:
     if address == "auto":
         return None
     host, _, port = address.removeprefix("ray://").rpartition(":")
-    if not host or not port.isdigit():
+    if not host or not (port.isascii() and port.isdigit()):
         raise ExecutorError(f"-c executor.address={address}: expected HOST:PORT, ray://HOST:PORT or auto")
     return host.strip("[]"), int(port)
 

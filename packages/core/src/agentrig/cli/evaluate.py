@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from agentrig.cli.output import CLIError
+from agentrig.cli.rerun_options import add_rerun_options, announcer, rerun_request
 from agentrig.cli.test_options import add_test_time_options
 from agentrig.formatting import plural
 
@@ -36,6 +37,7 @@ def add_parser(subparsers: Any) -> None:
         "tests (default: every installed metric; `agentrig plugins` lists them)",
     )
     add_test_time_options(parser, test_timeout_default=None)
+    add_rerun_options(parser, "the snapshots' code and the tests")
     parser.set_defaults(handler=evaluate_command)
 
 
@@ -81,6 +83,7 @@ def evaluate_command(args: argparse.Namespace) -> int:
 
     if args.metrics is not None:
         return _metrics_command(args)
+    request = rerun_request(args)
     for value, option in ((args.test_timeout, "--test-timeout"), (args.test_session_timeout, "--test-session-timeout")):
         if value is not None:
             try:
@@ -97,6 +100,7 @@ def evaluate_command(args: argparse.Namespace) -> int:
         outcomes = reevaluate(
             args.run_dir, args.target, args.policy, timeout=args.test_timeout,
             session_timeout=args.test_session_timeout, on_result=report, on_notice=warning_line,
+            request=request, on_runtime=announcer(),
         )
     except (EvaluateError, ProblemError, BoundaryError) as exc:
         raise CLIError(str(exc), status=2) from None

@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from agentrig.cli.output import CLIError
+from agentrig.cli.rerun_options import add_rerun_options, announcer, rerun_request
 from agentrig.formatting import plural
 
 
@@ -28,6 +29,7 @@ def add_parser(subparsers: Any) -> None:
         help="keep the replay's trajectory and verdict in this directory (under PROBLEM/CHECKPOINT when replaying several);"
         " a new or empty directory outside the run",
     )
+    add_rerun_options(parser, "the recorded model's commands and the tests")
     parser.set_defaults(handler=replay_command)
 
 
@@ -72,7 +74,10 @@ def replay_command(args: argparse.Namespace) -> int:
     from agentrig.errors import PluginError, UnknownAgentError
     from agentrig.run.problems import ProblemError
     from agentrig.run.replay import ReplayError, replay_checkpoint, replay_targets
+    from agentrig.run.rerun_runtime import RerunRuntimeError
 
+    request = rerun_request(args)
+    announce = announcer()
     try:
         targets = replay_targets(args.checkpoint, on_notice=warning_line)
     except ReplayError as exc:
@@ -85,8 +90,8 @@ def replay_command(args: argparse.Namespace) -> int:
         if keep is not None and len(targets) > 1:
             keep = keep / target.parent.name / target.name
         try:
-            outcome = replay_checkpoint(target, keep=keep)
-        except (ReplayError, ProblemError, BoundaryError) as exc:
+            outcome = replay_checkpoint(target, keep=keep, request=request, on_runtime=announce)
+        except (ReplayError, ProblemError, BoundaryError, RerunRuntimeError) as exc:
             raise CLIError(str(exc), status=2) from None
         except (UnknownAgentError, PluginError) as exc:
             raise CLIError(f"{target}: {exc}") from None

@@ -26,7 +26,7 @@ from typing import Any, Literal
 
 from agentrig.agents.interface import CheckpointInferenceResult
 from agentrig.atomic import read_jsonl_records
-from agentrig.boundary import BoundaryError, check_nesting, is_safe_name, read_inside, shorten
+from agentrig.boundary import BoundaryError, check_nesting, is_safe_name, read_inside, record_limit, record_too_large, shorten
 from agentrig.report.raw_trajectory import RawTrajectory, read_raw_trajectory
 from agentrig.report.tolerant import M, RecordError, load_record_json, prune, read_record
 from agentrig.run.layout import LOCK_FILE, PROBLEM_FILE, RESULTS_FILE, RUN_FILE, CheckpointPaths, RunDirectory
@@ -536,6 +536,8 @@ class CheckpointFiles:
         self.directory = directory
         self._directory_text = os.fspath(directory)  # compared as text: a Path per file read was a fifth of the reading
         self._fd: int | None = None
+        #: The largest file read (:func:`~agentrig.boundary.record_limit`); a larger one is refused by its size.
+        self.limit = record_limit()
 
     def __enter__(self) -> CheckpointFiles:
         self._fd = self._open_below()
@@ -600,7 +602,12 @@ class CheckpointFiles:
             info = os.fstat(fd)
             if not stat.S_ISREG(info.st_mode):
                 raise BoundaryError(f"{path}: not a regular file; not read")
-            return _read_to_end(fd, info.st_size)
+            if info.st_size > self.limit:
+                raise record_too_large(path, info.st_size, self.limit)
+            data = _read_to_end(fd, info.st_size, self.limit)
+            if len(data) > self.limit:
+                raise record_too_large(path, None, self.limit)
+            return data
         finally:
             os.close(fd)
 
@@ -609,12 +616,15 @@ class CheckpointFiles:
 _DIRECTORY = os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC
 
 
-def _read_to_end(fd: int, size: int) -> bytes:
+def _read_to_end(fd: int, size: int, limit: int) -> bytes:
     """Every byte of open file ``fd`` (``size`` bytes when it was measured; a file still growing is read to its
-    end), with plain ``read`` calls: a buffered file object per file read was a tenth of reading a checkpoint."""
+    end, or to just past ``limit``), with plain ``read`` calls: a buffered file object per file read was a tenth
+    of reading a checkpoint."""
     chunks = []
-    while chunk := os.read(fd, max(size + 1, 8192)):
+    total = 0
+    while total <= limit and (chunk := os.read(fd, max(min(size, limit) + 1 - total, 8192))):
         chunks.append(chunk)
+        total += len(chunk)
     return chunks[0] if len(chunks) == 1 else b"".join(chunks)
 
 

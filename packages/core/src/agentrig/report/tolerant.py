@@ -17,7 +17,7 @@ from typing import Any, TypeVar, Union
 
 from pydantic import BaseModel, ValidationError
 
-from agentrig.boundary import BoundaryError, read_inside, shorten
+from agentrig.boundary import BoundaryError, read_capped, read_inside, record_limit, shorten
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -121,7 +121,7 @@ def read_record(model: type[M], path: Path, dropped: list[str] | None = None, *,
     ``root``: the directory read back that ``path`` belongs to; a symbolic link leaving it is not
     followed (:func:`~agentrig.boundary.read_inside`)."""
     try:
-        text = read_inside(root, path) if root is not None else path.read_bytes()
+        text = read_inside(root, path) if root is not None else read_capped(path, record_limit())
     except FileNotFoundError:
         raise RecordError(f"{path}: not found") from None
     except BoundaryError as exc:

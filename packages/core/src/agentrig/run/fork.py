@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, ConfigDict
 
-from agentrig.boundary import BoundaryError, check_name, check_relative, is_inside, read_inside, shorten
+from agentrig.boundary import BoundaryError, ascii_number, check_name, is_inside, shorten
 from agentrig.run.records import ATTEMPT_PREFIX, ForkRecord, unit_name
 
 if TYPE_CHECKING:
@@ -36,10 +36,6 @@ if TYPE_CHECKING:
     from agentrig.run.layout import RunDirectory
     from agentrig.run.records import RunRecord
     from agentrig.workspace import Snapshot
-
-#: The largest snapshot manifest a fork reads (a manifest lists files, not their contents).
-MANIFEST_MAX_BYTES = 64 * 1024 * 1024
-
 
 class ForkError(ValueError):
     """``--from`` cannot be used: one line naming the value and what to fix."""
@@ -70,9 +66,9 @@ def parse_from(text: str) -> tuple[Path, str, str]:
     if len(parts) < 3:
         raise ForkError(f"{where}: expected RUN/PROBLEM/CHECKPOINT (a run directory, a problem of it, one of its checkpoints)")
     checkpoint, rest = parts[-1], list(parts[:-1])
-    attempt = None
-    if rest[-1].startswith(ATTEMPT_PREFIX) and rest[-1][len(ATTEMPT_PREFIX):].isdigit() and len(rest) >= 3:
-        attempt = int(rest.pop()[len(ATTEMPT_PREFIX):])
+    attempt = ascii_number(rest[-1][len(ATTEMPT_PREFIX):]) if rest[-1].startswith(ATTEMPT_PREFIX) and len(rest) >= 3 else None
+    if attempt is not None:
+        rest.pop()
     problem = rest.pop()
     try:
         check_name(problem, f"{where}: problem")
@@ -127,35 +123,15 @@ def _check_same_problem(problem: Problem, unit: str, recorded: list[str], forked
 
 
 def check_snapshot(root: Path, snapshot: Path, where: str) -> Snapshot:
-    """The snapshot at ``snapshot`` inside the run directory ``root``, its manifest read through the boundary and
-    checked path by path (relative, no ``..``, nothing below a recorded symbolic link, every file inside ``root``);
-    :class:`ForkError` naming what is wrong."""
-    from pydantic import ValidationError
+    """The snapshot at ``snapshot`` inside the run directory ``root``, checked before anything is restored
+    (:meth:`RunDirectory.read_snapshot <agentrig.run.layout.RunDirectory.read_snapshot>`, the one check of every
+    restore read back); :class:`ForkError` naming what is wrong."""
+    from agentrig.run.layout import RunDirectory, RunDirectoryError
 
-    from agentrig.workspace import FILES_DIR, MANIFEST_NAME, Snapshot, SnapshotManifest
-
-    if not snapshot.is_dir() or not is_inside(root, snapshot):
-        raise ForkError(f"{where}: the checkpoint has no snapshot inside the run ({snapshot} is missing or leads outside {root})")
     try:
-        manifest = SnapshotManifest.model_validate_json(read_inside(root, snapshot / MANIFEST_NAME, MANIFEST_MAX_BYTES))
-    except FileNotFoundError:
-        raise ForkError(f"{where}: {snapshot} has no {MANIFEST_NAME}: not a snapshot") from None
-    except (BoundaryError, OSError) as exc:
-        raise ForkError(f"{where}: {exc}") from None
-    except ValidationError as exc:
-        raise ForkError(f"{where}: {snapshot / MANIFEST_NAME} is not a snapshot manifest ({exc.errors()[0]['msg']})") from None
-    links = {r.path for r in manifest.files if r.kind == "symlink"}
-    for record in manifest.files:
-        try:
-            check_relative(record.path, f"{where}: {snapshot / MANIFEST_NAME}: file")
-        except BoundaryError as exc:
-            raise ForkError(str(exc)) from None
-        parents = PurePath(record.path).parents
-        if any(str(parent) in links for parent in parents):
-            raise ForkError(f"{where}: {snapshot / MANIFEST_NAME}: '{shorten(record.path)}' lies below a symbolic link; not restored")
-        if record.kind == "file" and not is_inside(root, snapshot / FILES_DIR / record.path):
-            raise ForkError(f"{where}: {snapshot}: '{shorten(record.path)}' is missing or leads outside {root}")
-    return Snapshot(snapshot, manifest)
+        return RunDirectory(root).read_snapshot(snapshot, where)
+    except RunDirectoryError as exc:
+        raise ForkError(str(exc)) from None
 
 
 def resolve_fork(text: str, problem: Problem, *, keep_context: bool = False, agent: str | None = None) -> ForkPlan:

@@ -34,11 +34,12 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, ValidationError
 
 from agentrig.atomic import append_line, read_jsonl_records, truncate_torn_tail, write_bytes_atomic, write_model_atomic
-from agentrig.boundary import BoundaryError, check_name, guard, is_safe_name, read_inside, remove, shorten
+from agentrig.boundary import BoundaryError, check_name, guard, is_inside, is_safe_name, read_inside, remove, shorten
 from agentrig.run.records import (
     CheckpointResultLine,
     ProblemRecord,
@@ -49,6 +50,9 @@ from agentrig.run.records import (
     is_safe_unit,
     split_unit,
 )
+
+if TYPE_CHECKING:
+    from agentrig.workspace import Snapshot
 
 RUN_FILE = "run.json"
 RESULTS_FILE = "results.jsonl"
@@ -65,6 +69,10 @@ TRY_FILE = "try.json"
 _PARTIAL_TRY = re.compile(r"\.([1-9][0-9]{0,5})\.partial\Z")
 _TRY_NUMBER = re.compile(r"[1-9][0-9]{0,5}\Z")
 _PLAIN_NAME = re.compile(r"[A-Za-z0-9_.-]+\Z")
+
+
+#: The largest snapshot manifest read back (a manifest lists files, not their contents).
+MANIFEST_MAX_BYTES = 64 * 1024 * 1024
 
 
 class RunDirectoryError(ValueError):
@@ -186,6 +194,35 @@ class RunDirectory:
         """The bytes of the file ``path`` of this run directory, never through a link that leaves it
         (:func:`agentrig.boundary.read_inside`)."""
         return read_inside(self.root, path)
+
+    def read_snapshot(self, snapshot: Path, where: str) -> Snapshot:
+        """The snapshot at ``snapshot`` (a checkpoint's ``snapshot/`` in this run directory), read back for a
+        restore: it must lie inside this run directory, its manifest is read through the boundary (at most
+        :data:`MANIFEST_MAX_BYTES`) and checked entry by entry before anything is restored
+        (:func:`agentrig.workspace.check_manifest`: no absolute or ``..`` path, nothing below a link, no link
+        leading out of the snapshot, every file a regular file under ``files/``). Every restore driven by a
+        record read back (``--resume``, ``--from``, ``evaluate``, ``replay``) takes its snapshot from here;
+        :class:`RunDirectoryError` (one line, starting with ``where``) names what is wrong."""
+        from agentrig.workspace import MANIFEST_NAME, Snapshot, SnapshotManifest, WorkspaceError, check_manifest
+
+        if not snapshot.is_dir() or not is_inside(self.root, snapshot):
+            raise RunDirectoryError(
+                f"{where}: the checkpoint has no snapshot inside the run ({snapshot} is missing or leads outside {self.root})"
+            )
+        manifest_file = snapshot / MANIFEST_NAME
+        try:
+            manifest = SnapshotManifest.model_validate_json(read_inside(self.root, manifest_file, MANIFEST_MAX_BYTES))
+        except FileNotFoundError:
+            raise RunDirectoryError(f"{where}: {snapshot} has no {MANIFEST_NAME}: not a snapshot") from None
+        except (BoundaryError, OSError) as exc:
+            raise RunDirectoryError(f"{where}: {exc}") from None
+        except ValidationError as exc:
+            raise RunDirectoryError(f"{where}: {manifest_file} is not a snapshot manifest ({exc.errors()[0]['msg']})") from None
+        try:
+            check_manifest(snapshot, manifest)
+        except WorkspaceError as exc:
+            raise RunDirectoryError(f"{where}: {exc}") from None
+        return Snapshot(snapshot, manifest)
 
     # -- earlier tries of a checkpoint ----------------------------------------
 

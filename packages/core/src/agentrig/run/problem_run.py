@@ -38,7 +38,7 @@ from agentrig.run.diffs import diff_record
 from agentrig.run.evaluation import REPORT_DIR, evaluate_checkpoint
 from agentrig.run.fork import checkpoints_run
 from agentrig.run.job import ProblemJob
-from agentrig.run.layout import WORKSPACES_DIR, CheckpointPaths, RunDirectory
+from agentrig.run.layout import WORKSPACES_DIR, CheckpointPaths, RunDirectory, RunDirectoryError
 from agentrig.run.progress import EventKind, EventSink, ProgressEvent
 from agentrig.run.records import (
     CheckpointResultLine,
@@ -213,7 +213,9 @@ class _ProblemRun:
             snapshot_dir = self.run_dir.checkpoint(self.unit, checkpoint.name).snapshot
             if finished.get(checkpoint.name) is not None and snapshot_dir.is_dir():
                 try:
-                    previous = self.session.restore(snapshot_dir)
+                    previous = self.session.restore(self.run_dir.read_snapshot(snapshot_dir, f"cannot resume {self.unit}"))
+                except RunDirectoryError as exc:
+                    raise ProblemRunError(str(exc)) from None
                 except WorkspaceError as exc:
                     raise ProblemRunError(f"cannot resume {self.unit}: {exc}") from None
                 break

@@ -15,7 +15,7 @@ from typing import Any, ClassVar, Literal, TypeGuard
 
 from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler, model_serializer
 
-from agentrig.boundary import NAME_RULE, BoundaryError, is_safe_name, shorten
+from agentrig.boundary import NAME_RULE, BoundaryError, ascii_number, is_safe_name, shorten
 from agentrig.evaluation.records import (
     EvaluationRecord as EvaluationRecord,  # evaluation.json: one of a run's records
     Metrics,
@@ -75,9 +75,8 @@ def unit_name(problem: str, attempt: int | None) -> str:
 def split_unit(name: str) -> tuple[str, int | None]:
     """``(problem, attempt)`` of a unit name (:func:`unit_name`); attempt ``None`` without one."""
     problem, _, rest = name.rpartition("/")
-    if problem and rest.startswith(ATTEMPT_PREFIX) and rest[len(ATTEMPT_PREFIX):].isdigit():
-        return problem, int(rest[len(ATTEMPT_PREFIX):])
-    return name, None
+    attempt = ascii_number(rest[len(ATTEMPT_PREFIX):]) if problem and rest.startswith(ATTEMPT_PREFIX) else None
+    return (problem, attempt) if attempt is not None else (name, None)
 
 
 def is_safe_unit(name: object) -> TypeGuard[str]:

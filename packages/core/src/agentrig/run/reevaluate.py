@@ -18,9 +18,10 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from agentrig.boundary import BoundaryError
+from agentrig.boundary import BoundaryError, ascii_number
 from agentrig.run.layout import CheckpointPaths, RunDirectory, RunDirectoryError
 from agentrig.run.records import CheckpointResultLine, EvaluationRecord, RunRecord, split_unit
+from agentrig.run.rerun_runtime import RerunRequest, RerunRuntime, RerunRuntimeError, choose_runtime
 from agentrig.scratch import sweep, temporary_directory
 
 
@@ -58,13 +59,13 @@ def evaluations(paths: CheckpointPaths) -> list[Path]:
     """A checkpoint's evaluations, oldest first: ``evaluation.json``, then ``evaluations/1.json``, 2, ..."""
     found = [paths.evaluation] if paths.evaluation.is_file() else []
     if paths.evaluations.is_dir():
-        numbered = [p for p in paths.evaluations.glob("*.json") if p.stem.isascii() and p.stem.isdigit()]
-        found += sorted(numbered, key=lambda p: int(p.stem))
+        numbered = [(n, p) for p in paths.evaluations.glob("*.json") if (n := ascii_number(p.stem)) is not None]
+        found += [p for _, p in sorted(numbered)]
     return found
 
 
 def _next_file(paths: CheckpointPaths) -> Path:
-    numbers = [int(p.stem) for p in evaluations(paths) if p.parent == paths.evaluations]
+    numbers = [ascii_number(p.stem) or 0 for p in evaluations(paths) if p.parent == paths.evaluations]
     return paths.evaluations / f"{max(numbers, default=0) + 1}.json"
 
 
@@ -122,6 +123,8 @@ def reevaluate(
     session_timeout: float | None = None,
     on_result: Callable[[Reevaluation], None] | None = None,
     on_notice: Callable[[str], None] | None = None,
+    request: RerunRequest | None = None,
+    on_runtime: Callable[[RerunRuntime], None] | None = None,
 ) -> list[Reevaluation]:
     """Evaluate the selected finished checkpoints of the run in ``run_root`` again; returns the outcomes.
 
@@ -129,6 +132,10 @@ def reevaluate(
     problem or checkpoint, or a bad ``policy``; holds the run directory's lock
     meanwhile (a run writing it is refused). ``on_notice`` hears of each ``results.jsonl`` line
     left out (not a record, or naming a problem or checkpoint that is not a plain name).
+
+    The snapshots' code runs where ``request`` says (:func:`~agentrig.run.rerun_runtime.choose_runtime`:
+    a sandbox unless the user trusts the run or names an unsandboxed runtime; ``EvaluateError`` when there
+    is none); ``on_runtime`` hears of the choice before anything runs.
     """
     from agentrig.evaluation.policy import PolicyError
     from agentrig.run.evaluation import DEFAULT_TEST_TIMEOUT
@@ -160,6 +167,16 @@ def reevaluate(
             where = f"{directory.results_file}: {len(unreadable)} unreadable lines, the first: {unreadable[0]}"
             raise EvaluateError(f"{exc} ({where})") from None
         raise
+    identity = record.identity
+    try:
+        runtime = choose_runtime(
+            identity.runtime, request or RerunRequest(), recorded_image=identity.runtime.agent_image or identity.runtime.image,
+            what=f"evaluate {directory.root}: the recorded snapshots' code, through the tests",
+        )
+    except RerunRuntimeError as exc:
+        raise EvaluateError(str(exc)) from None
+    if on_runtime is not None:
+        on_runtime(runtime)
     try:
         lock = directory.lock()
     except RunDirectoryError as exc:
@@ -167,7 +184,7 @@ def reevaluate(
     try:
         outcomes = []
         for line in chosen:
-            outcome = _reevaluate_one(directory, record, line, policy, timeout or DEFAULT_TEST_TIMEOUT, session_timeout)
+            outcome = _reevaluate_one(directory, record, line, policy, timeout or DEFAULT_TEST_TIMEOUT, session_timeout, runtime)
             if on_result is not None:
                 on_result(outcome)
             outcomes.append(outcome)
@@ -204,7 +221,8 @@ def _reevaluate_one(
     line: CheckpointResultLine,
     policy: str | None,
     timeout: float,
-    session_timeout: float | None = None,
+    session_timeout: float | None,
+    runtime: RerunRuntime,
 ) -> Reevaluation:
     from agentrig.run.evaluation import evaluate_checkpoint
     from agentrig.run.problems import load_problem
@@ -225,19 +243,21 @@ def _reevaluate_one(
     paths = directory.checkpoint(line.unit, line.checkpoint)
     if not paths.snapshot.is_dir():
         raise EvaluateError(f"{paths.snapshot}: the checkpoint's snapshot is missing; it cannot be evaluated again")
+    try:
+        snapshot = directory.read_snapshot(paths.snapshot, f"{line.unit}/{line.checkpoint}")
+    except RunDirectoryError as exc:
+        raise EvaluateError(str(exc)) from None
     history = evaluations(paths)
     before = _read_evaluation(directory, history[-1]) if history else None
-    identity = record.identity
-    image = identity.runtime.agent_image or identity.runtime.image
     seed = problem.path / problem.workspace if problem.workspace else None
     target = _next_file(paths)
     with temporary_directory("agentrig-evaluate-") as scratch:  # swept by the next agentrig if we are killed
         session = open_session(
-            identity.runtime.name, image, seed, line.unit.replace("/", "-"), Path(scratch), identity.runtime.options,
+            runtime.name, runtime.image, seed, line.unit.replace("/", "-"), Path(scratch), runtime.options,
             problem=problem,
         )
         try:
-            session.restore(paths.snapshot)
+            session.restore(snapshot)
             session.problem, session.checkpoint = problem, checkpoint
             evaluation = evaluate_checkpoint(
                 session.runtime,

@@ -23,6 +23,7 @@ from agentrig.run.agent_image import agent_image_for
 from agentrig.run.evaluation import REPORT_DIR, evaluate_checkpoint
 from agentrig.run.layout import RunDirectory, RunDirectoryError
 from agentrig.run.records import ATTEMPT_PREFIX, EvaluationRecord, RunRecord, is_safe_unit, split_unit
+from agentrig.run.rerun_runtime import RerunRequest, RerunRuntime, choose_runtime
 
 REPLAY_FILE = "replay.jsonl"
 
@@ -144,11 +145,27 @@ class _Target:
         return self.run_dir.checkpoint(self.problem_name, self.checkpoint.name).agent / REPLAY_FILE
 
 
-def replay_checkpoint(checkpoint_dir: Path, *, keep: Path | None = None) -> ReplayOutcome:
-    """Replay ``RUN_DIR/PROBLEM/CHECKPOINT``; ``keep`` writes the replay's trajectory and verdict there."""
+def replay_checkpoint(
+    checkpoint_dir: Path,
+    *,
+    keep: Path | None = None,
+    request: RerunRequest | None = None,
+    on_runtime: Callable[[RerunRuntime], None] | None = None,
+) -> ReplayOutcome:
+    """Replay ``RUN_DIR/PROBLEM/CHECKPOINT``; ``keep`` writes the replay's trajectory and verdict there.
+
+    The recorded commands run where ``request`` says (:func:`~agentrig.run.rerun_runtime.choose_runtime`:
+    a sandbox unless the user trusts the run or names an unsandboxed runtime); ``on_runtime`` hears of the
+    choice before anything runs (:class:`~agentrig.run.rerun_runtime.RerunRuntimeError` when there is none)."""
     target = _find_target(Path(checkpoint_dir))
-    agent, image = _replay_agent(target)
-    result, evaluation = _replay_in_session(target, agent, image, keep)
+    request = request or RerunRequest()
+    runtime = _choose_runtime(target, request)
+    if not request.trust:
+        _refuse_host_mcp_servers(target, runtime)
+    if on_runtime is not None:
+        on_runtime(runtime)
+    agent, image = _replay_agent(target, runtime)
+    result, evaluation = _replay_in_session(target, agent, image, keep, runtime)
     checkpoint_name = target.checkpoint.name
     line = next((x for x in target.run_dir.results(target.problem_name) if x.checkpoint == checkpoint_name), None)
     return ReplayOutcome(
@@ -204,7 +221,29 @@ def _find_target(checkpoint_dir: Path) -> _Target:
     return _Target(checkpoint_dir, run_dir, record, problem_name, problem, names.index(checkpoint_name), recorded)
 
 
-def _replay_agent(target: _Target) -> tuple[Any, str | None]:
+def _choose_runtime(target: _Target, request: RerunRequest) -> RerunRuntime:
+    """Where the recorded commands and the tests run (a sandbox, unless the user said otherwise)."""
+    what = f"replay of {target.run_dir.root}: the recorded model's commands and the tests"  # the same for every checkpoint
+    return choose_runtime(target.record.identity.runtime, request, what=what)
+
+
+def _refuse_host_mcp_servers(target: _Target, runtime: RerunRuntime) -> None:
+    """A recorded agent config's stdio MCP servers are commands too: under a container runtime an agent may start
+    them on this machine, outside the container (react's client runs in agentrig), so they are refused unless the
+    run is trusted. Under the local runtime they run where the agent's commands do (in its sandbox, if any)."""
+    servers = target.record.identity.agent.config.get("mcp_servers")
+    if runtime.name == "local" or not isinstance(servers, dict):
+        return
+    stdio = [str(name) for name, server in servers.items() if isinstance(server, dict) and server.get("command")]
+    if stdio:
+        raise ReplayError(
+            f"replay of {target.run_dir.root}: the run's agent config starts stdio MCP servers"
+            f" ({', '.join(shorten(name) for name in stdio[:5])}), which may run on this machine outside the"
+            f" {runtime.name} container: pass --trust to start them, or --runtime local -c runtime.sandbox=bwrap to replay in bubblewrap"
+        )
+
+
+def _replay_agent(target: _Target, runtime: RerunRuntime) -> tuple[Any, str | None]:
     """The run's agent, its model replaced by the recorded replies (or its own replay); and the image it runs in."""
     from agentrig.agents.interface import Agent, AgentContext, get_agent_config_cls
     from agentrig.run.models import resolve
@@ -221,7 +260,7 @@ def _replay_agent(target: _Target) -> tuple[Any, str | None]:
     else:
         model, credential = None, None  # the agent needs no model
     # the run's agent image (rebuilt from its template if it was removed since; else a no-op)
-    image = agent_image_for(identity.agent.config, identity.runtime.name, identity.runtime.image) or identity.runtime.image
+    image = agent_image_for(identity.agent.config, runtime.name, runtime.image) or runtime.image
     context = AgentContext(model=model, credential=credential, problem_name=split_unit(target.problem_name)[0], image=image)
     agent = Agent.from_config(config, context)
     if not replies.is_file() and identity.model is not None and not agent.supports_replay():
@@ -231,14 +270,16 @@ def _replay_agent(target: _Target) -> tuple[Any, str | None]:
     return agent, image
 
 
-def _replay_in_session(target: _Target, agent: Any, image: str | None, keep: Path | None) -> tuple[Any, EvaluationRecord]:
+def _replay_in_session(
+    target: _Target, agent: Any, image: str | None, keep: Path | None, runtime: RerunRuntime
+) -> tuple[Any, EvaluationRecord]:
     """The checkpoint run again in a fresh workspace (the problem's files, or the previous checkpoint's
     snapshot) and evaluated as the run did; ``keep`` gets the trajectory, result and evaluation."""
     from agentrig.atomic import write_model_atomic
     from agentrig.run.sessions import open_session
     from agentrig.scratch import sweep, temporary_directory
 
-    problem, runtime = target.problem, target.record.identity.runtime
+    problem = target.problem
     seed = problem.path / problem.workspace if problem.workspace else None
     sweep()  # what killed agentrig processes left (an earlier replay's workspace, processes)
     with temporary_directory("agentrig-replay-") as scratch:
@@ -274,7 +315,11 @@ def _restore_previous(target: _Target, session: Any) -> None:
         before = target.run_dir.checkpoint(target.problem_name, previous).snapshot
         if not before.is_dir():
             raise ReplayError(f"{before}: the previous checkpoint's snapshot is missing")
-        session.restore(before)
+        try:
+            snapshot = target.run_dir.read_snapshot(before, f"{target.problem_name}/{previous}")
+        except RunDirectoryError as exc:
+            raise ReplayError(str(exc)) from None
+        session.restore(snapshot)
 
 
 def _keep_trajectory(agent: Any, out: Path) -> None:

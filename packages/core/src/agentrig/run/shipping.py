@@ -21,7 +21,7 @@ import tempfile
 from collections.abc import Iterable
 from pathlib import Path
 
-from agentrig.boundary import BoundaryError, shorten
+from agentrig.boundary import BoundaryError, ascii_number, shorten
 from agentrig.run.layout import RunDirectory
 from agentrig.run.records import CheckpointResultLine
 
@@ -141,11 +141,11 @@ def _keep_earlier_tries(directory: RunDirectory, target: Path, incoming: Path) -
     kept = target / TRIES_DIR
     if target.is_symlink() or kept.is_symlink() or not kept.is_dir():
         return
-    earlier = sorted((int(p.name), p) for p in kept.iterdir() if p.name.isdigit() and p.is_dir() and not p.is_symlink())
+    earlier = sorted((n, p) for p in kept.iterdir() if (n := ascii_number(p.name)) is not None and p.is_dir() and not p.is_symlink())
     if not earlier:
         return
     arrived = incoming / TRIES_DIR
-    theirs = sorted((int(p.name), p) for p in arrived.iterdir() if p.name.isdigit()) if arrived.is_dir() else []
+    theirs = sorted((n, p) for p in arrived.iterdir() if (n := ascii_number(p.name)) is not None) if arrived.is_dir() else []
     directory.make_dir(arrived)
     shift = earlier[-1][0]
     for number, path in reversed(theirs):
