@@ -30,7 +30,10 @@ import re
 import shutil
 import stat
 from pathlib import Path
-from typing import Any, TypeGuard
+from typing import Annotated, Any, TypeGuard
+
+from pydantic import AfterValidator
+from pydantic_core import PydanticCustomError
 
 #: The longest name accepted for a problem, checkpoint or attempt (one path component).
 NAME_MAX_LENGTH = 128
@@ -140,13 +143,34 @@ def _size(count: int) -> str:
     return f"{count} bytes"
 
 
-def positive_finite(value: float, what: str) -> float:
-    """``value`` when it is a finite number above zero (a time limit, say); else :class:`BoundaryError`
-    ``"{what} nan: must be a finite number above 0"``: ``nan`` and ``inf`` would disable the limit."""
+#: The longest time limit accepted anywhere (a problem's, a task's, a config's, a command-line
+#: option's), in seconds: 7 days. ``inf`` or ``1e300`` would disable a limit or overflow the clocks.
+TIMEOUT_MAX_SECONDS = 7 * 24 * 3600
+TIMEOUT_RULE = f"a finite number above 0, at most {TIMEOUT_MAX_SECONDS} seconds (7 days)"
+
+
+
+def _seconds(value: float) -> float:
     import math
 
-    if not math.isfinite(value) or value <= 0:
-        raise BoundaryError(f"{what} {shorten(value)}: must be a finite number above 0")
+    if not math.isfinite(value) or value <= 0 or value > TIMEOUT_MAX_SECONDS:
+        raise PydanticCustomError("seconds", "{value} is not a time limit: must be {rule}", {"value": shorten(value), "rule": TIMEOUT_RULE})
+    return value
+
+
+#: A time limit in a model read from a file or a config: :data:`TIMEOUT_RULE`, else a validation error saying so.
+Seconds = Annotated[float, AfterValidator(_seconds)]
+#: :data:`Seconds` as a whole number.
+WholeSeconds = Annotated[int, AfterValidator(_seconds)]
+
+
+def positive_finite(value: float, what: str) -> float:
+    """``value`` when it is a time limit (:data:`TIMEOUT_RULE`); else :class:`BoundaryError`
+    ``"{what} nan: must be a finite number ..."``: ``nan`` and ``inf`` would disable the limit."""
+    import math
+
+    if not math.isfinite(value) or value <= 0 or value > TIMEOUT_MAX_SECONDS:
+        raise BoundaryError(f"{what} {shorten(value)}: must be {TIMEOUT_RULE}")
     return value
 
 
