@@ -19,7 +19,8 @@ RULE = "must be a finite number above 0, at most 604800 seconds (7 days)"
 
 
 def _refused_at_load(capsys: pytest.CaptureFixture[str], problem: Path, *where: str) -> None:
-    for command in (["problems", "list", str(problem)], ["run", str(problem), "--agent", "oracle", "--output", str(problem.parent / "out")]):
+    run = ["run", str(problem), "--agent", "oracle", "--output", str(problem.parent / "out")]
+    for command in (["problems", "list", str(problem)], run):
         status, _, err = run_cli(capsys, *command)
         line = one_error_line(err)
         assert status == 2, err
@@ -37,7 +38,7 @@ def test_native_checkpoint_timeout_cannot_overflow_the_clock(tmp_path: Path, cap
 def test_native_checkpoint_timeout_of_seven_days_is_accepted(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     problem = native_problem(tmp_path / "bench")
     (problem / "problem.yaml").write_text((problem / "problem.yaml").read_text() + "    timeout: 604800\n")
-    status, out, err = run_cli(capsys, "problems", "list", str(problem))
+    status, _, err = run_cli(capsys, "problems", "list", str(problem))
     assert status == 0, err
 
 

@@ -248,7 +248,6 @@ def load_with(fmt: ProblemFormat, path: Path) -> Problem:
     lies inside the problem directory and reads as UTF-8 text within the size cap. A
     :class:`~agentrig.boundary.BoundaryError` of the format becomes a :class:`ProblemError`."""
     from agentrig.boundary import BoundaryError, check_name
-
     from agentrig.run.layout import reserved_name
 
     try:
