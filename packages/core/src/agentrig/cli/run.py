@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import argparse
+import os
 import shlex
+import shutil
 import sys
 from pathlib import Path
 from typing import Any
@@ -386,6 +388,7 @@ def run_command(args: argparse.Namespace) -> int:
     agent_overrides, runtime_options = _split_overrides(other_overrides)
     config = _agent_config(args, agent_overrides, registry)
     _check_runtime(args, config, problems, runtime_options, registry)
+    check_tools(args.runtime, problems, runtime_options)
     spec, plugin = registry.agent_spec(config.type)
     plan = _build_plan(args, config, spec.needs_model, agent_overrides, runtime_options, verifier_options)
     from agentrig.cli.fork_options import fork_plan
@@ -453,6 +456,28 @@ def _check_runtime(
                 f"images {', '.join(own)} problems bring: pick an agent that has a bundle or runs in any image",
                 status=2,
             )
+
+
+def check_tools(runtime: str, problems: list[Any], runtime_options: dict[str, Any]) -> None:
+    """Every program the problems' formats need under ``runtime`` (:meth:`ProblemFormat.required_tools`)
+    is on the ``PATH`` the runtime's commands get; else :class:`CLIError` (exit 2) naming the fix."""
+    from agentrig.formats.resolve import get_format
+
+    env = runtime_options.get("env")
+    path = str((env.get("PATH") if isinstance(env, dict) else None) or os.environ.get("PATH", os.defpath))
+    missing: dict[str, tuple[str, str]] = {}
+    for problem in problems:
+        for tool, fix in get_format(problem.format).required_tools(problem, runtime).items():
+            if tool not in missing and shutil.which(tool, path=path) is None:
+                missing[tool] = (problem.format, fix)
+    if missing:
+        formats = sorted({fmt for fmt, _ in missing.values()})
+        fixes = list(dict.fromkeys(fix for _, fix in missing.values()))
+        raise CLIError(
+            f"{', '.join(formats)} problems need {' and '.join(missing)} to evaluate each checkpoint, not found on "
+            f"the PATH of --runtime {runtime}: {'; '.join(fixes)}",
+            status=2,
+        )
 
 
 def _runs_bundle(args: argparse.Namespace, config: Any, problems: list[Any]) -> bool:

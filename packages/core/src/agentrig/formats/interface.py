@@ -234,6 +234,13 @@ class ProblemFormat(ABC):
         ``${VAR}`` in ``[verifier] env``); ``agentrig run`` names them once. Default: none."""
         return []
 
+    def required_tools(self, problem: Problem, runtime: str) -> dict[str, str]:
+        """The programs ``problem``'s evaluation runs under the runtime named ``runtime`` that must be
+        on the ``PATH`` its commands get, each with what to do when it is missing
+        (``{"uvx": "pip install uv"}``). ``agentrig run`` checks them before the first checkpoint and
+        refuses in one line naming the fix (exit 2). Default: none."""
+        return {}
+
     def agent_time_limit(self, problem: Problem, checkpoint: Checkpoint) -> float | None:
         """Wall-clock seconds the benchmark gives the agent on ``checkpoint`` (a Harbor task's
         ``[agent] timeout_sec``), or ``None`` (the default: no limit of the problem's own). The

@@ -324,6 +324,14 @@ class SlopCodeFormat(ProblemFormat):
             markers=config.markers,
         )
 
+    def required_tools(self, problem: Problem, runtime: str) -> dict[str, str]:
+        """``uv`` and ``uvx`` under the local runtime (the tests run through them), unless
+        ``AGENTRIG_SLOPCODE_PYTHON`` names the interpreter that runs them; an image brings its own."""
+        if runtime != "local" or os.environ.get(PYTHON_ENV):
+            return {}
+        fix = f"pip install uv (or set {PYTHON_ENV} to a Python holding pytest and the test dependencies)"
+        return {"uv": fix, "uvx": fix}
+
     # -- evaluation ---------------------------------------------------------------
 
     def test_command(self, problem: Problem, checkpoint: Checkpoint, context: EvaluationContext) -> TestCommand | None:
