@@ -2,7 +2,8 @@
 
 A snapshot is a directory holding a copy of the workspace's files under
 ``files/`` and ``manifest.json`` (a :class:`SnapshotManifest`: path, size,
-SHA-256 and mode of every file, symlinks by target). Caches and virtual
+SHA-256 and mode of every file, symlinks by target; a name that is not UTF-8 quoted as git
+quotes it, :mod:`agentrig.pathnames`). Caches and virtual
 environments are left out by ignore globs. A snapshot is written into a
 temporary sibling and renamed into place, so a crash never leaves a
 half-written snapshot behind its final name. Restoring a snapshot makes the
@@ -26,6 +27,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from agentrig.atomic import write_model_atomic
+from agentrig.pathnames import RecordedPath
 
 #: Caches, build output and virtual environments: big, rebuildable, noisy in diffs.
 DEFAULT_IGNORES: tuple[str, ...] = (
@@ -59,12 +61,12 @@ class FileRecord(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    path: str
+    path: RecordedPath
     kind: Literal["file", "symlink"] = "file"
     size: int = 0
     sha256: str = ""
     mode: int = 0o644
-    target: str | None = Field(default=None, description="Link target, for symlinks.")
+    target: RecordedPath | None = Field(default=None, description="Link target, for symlinks.")
 
 
 class SnapshotManifest(BaseModel):
@@ -88,9 +90,9 @@ class SnapshotDiff(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    added: list[str] = []
-    modified: list[str] = []
-    deleted: list[str] = []
+    added: list[RecordedPath] = []
+    modified: list[RecordedPath] = []
+    deleted: list[RecordedPath] = []
 
     @property
     def empty(self) -> bool:
