@@ -53,6 +53,7 @@ from agentrig.evaluation.engine import DEFAULT_TEST_TIMEOUT, ReportSpec, TestCom
 from agentrig.evaluation.policy import PassPolicy, PolicyError, deciding_policy
 from agentrig.evaluation.records import EvaluationRecord, TestResult
 from agentrig.problem import Checkpoint, Problem, ProblemError
+from agentrig.readback import ReadbackLimits
 
 if TYPE_CHECKING:
     from agentrig.run.records import CheckpointResultLine, ProblemScore
@@ -144,6 +145,7 @@ class EvaluationContext:
     env: Mapping[str, str] = field(default_factory=dict)
     allow_env: frozenset[str] = frozenset()
     session_timeout: float | None = None
+    readback: ReadbackLimits | None = None
 
     def run_tests(self, test: TestCommand) -> EvaluationRecord:
         """Run ``test`` on a copy of the workspace and return the structured record (never raises)."""
