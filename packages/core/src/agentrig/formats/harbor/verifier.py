@@ -343,5 +343,5 @@ def run_solution(task: HarborTask, runtime: Runtime, checkpoint: Checkpoint | No
         put_directory(container, solution_bundle(task, Path(staging), checkpoint), SOLUTION_DIR, user=getattr(runtime, "user", None))
     timeout = task.agent_timeout(checkpoint)
     result = runtime.exec(Invocation(solution_command(task, checkpoint), env=env, timeout=timeout))
-    log = read_directory(container, AGENT_LOGS).get("oracle.txt", b"").decode("utf-8", errors="replace")
+    log = read_directory(container, f"{AGENT_LOGS}/oracle.txt").get("oracle.txt", b"").decode("utf-8", errors="replace")
     return (None if result.timed_out else result.exit_code), log or (result.stdout + result.stderr)
