@@ -62,6 +62,14 @@ def test_harbor_timeouts_are_bounded(tmp_path: Path, capsys: pytest.CaptureFixtu
     _refused_at_load(capsys, problem, str(problem / "task.toml"), f"{section}.{field}")
 
 
+@pytest.mark.parametrize("field", ["interval_sec", "start_period_sec", "start_interval_sec", "timeout_sec"])
+def test_harbor_step_healthcheck_periods_are_bounded(tmp_path: Path, capsys: pytest.CaptureFixture[str], field: str) -> None:
+    problem = harbor_task(tmp_path / "bench", f'[[steps]]\nname = "s1"\n[steps.healthcheck]\ncommand = "true"\n{field} = inf\n')
+    status, _, err = run_cli(capsys, "problems", "list", str(problem))
+    line = one_error_line(err)
+    assert status == 2 and field in line and "7 days" in line, line
+
+
 @pytest.mark.parametrize("field", ["max_agent_timeout_sec", "max_test_timeout_sec"])
 def test_terminal_bench_timeouts_are_bounded(tmp_path: Path, capsys: pytest.CaptureFixture[str], field: str) -> None:
     problem = tmp_path / "bench"

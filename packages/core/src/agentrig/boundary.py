@@ -158,8 +158,19 @@ def _seconds(value: float) -> float:
     return value
 
 
+def _duration(value: float) -> float:
+    import math
+
+    if not math.isfinite(value) or value < 0 or value > TIMEOUT_MAX_SECONDS:
+        rule = f"a finite number from 0 to {TIMEOUT_MAX_SECONDS} seconds (7 days)"
+        raise PydanticCustomError("seconds", "{value} is not a duration: must be {rule}", {"value": shorten(value), "rule": rule})
+    return value
+
+
 #: A time limit in a model read from a file or a config: :data:`TIMEOUT_RULE`, else a validation error saying so.
 Seconds = Annotated[float, AfterValidator(_seconds)]
+#: A wait or period that may be 0 (a healthcheck's interval), else as :data:`Seconds`.
+Duration = Annotated[float, AfterValidator(_duration)]
 #: :data:`Seconds` as a whole number.
 WholeSeconds = Annotated[int, AfterValidator(_seconds)]
 

@@ -23,7 +23,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from agentrig.boundary import BoundaryError, Seconds, check_nesting, nesting_message, read_problem_text, shorten
+from agentrig.boundary import BoundaryError, Duration, Seconds, check_nesting, nesting_message, read_problem_text, shorten
 
 TASK_TOML = "task.toml"
 TASK_YAML = "task.yaml"
@@ -138,10 +138,10 @@ class HealthcheckSection(BaseModel):
     model_config = ConfigDict(extra="ignore")
 
     command: str = Field(min_length=1)
-    interval_sec: float = Field(default=5.0, ge=0)
+    interval_sec: Duration = 5.0
     timeout_sec: Seconds = 30.0
-    start_period_sec: float = Field(default=0.0, ge=0)
-    start_interval_sec: float = Field(default=5.0, ge=0)
+    start_period_sec: Duration = 0.0
+    start_interval_sec: Duration = 5.0
     retries: int = Field(default=3, ge=0)
 
 
