@@ -51,7 +51,7 @@ def test_harbor_verifier_log_flood_is_capped_by_count_and_total(tmp_path: Path, 
     assert len(floods) == 4 and sum(p.stat().st_size for p in floods) <= 300000  # 4 x 64 KiB fit in 300,000 bytes
     assert (out / "t1" / "task" / "evaluation" / "verifier" / "reward.txt").read_text() == "1\n"
     left_out = str(evaluation["left_out"])
-    assert left_out.startswith("the verifier's /logs/verifier: 26 files (1.6 MiB) left out beyond the read-back limits"), left_out
+    assert left_out.startswith("the verifier's /logs/verifier: 26 files (1.625 MB) left out beyond the read-back limits"), left_out
     assert "-c readback.max_files=N, readback.max_bytes=N" in left_out
     assert left_out in proc.stderr  # said once, as it happened
 
@@ -85,7 +85,7 @@ def test_workspace_snapshot_is_capped_and_says_what_it_left_out(tmp_path: Path, 
     # in path order, each file that still fits: big_3 .. big_8 do not, the solution's done.txt does
     assert [f["path"] for f in manifest["files"]] == ["big_1.bin", "big_2.bin", "done.txt"]
     assert manifest["total_size"] == 2005
-    assert manifest["left_out"].startswith("the snapshot of workspace ") and ": 6 files (5.9 KiB) left out" in manifest["left_out"]
+    assert manifest["left_out"].startswith("the snapshot of workspace ") and ": 6 files (5.85938 KB) left out" in manifest["left_out"]
     files = out / "p" / "c1" / "snapshot" / "files"
     assert sorted(p.name for p in files.iterdir()) == ["big_1.bin", "big_2.bin", "done.txt"]
     assert manifest["left_out"] in err  # said once, as it happened

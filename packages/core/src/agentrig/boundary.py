@@ -132,11 +132,12 @@ def read_capped(path: Path, limit: int, what: str = "file") -> bytes:
     with open(path, "rb") as handle:
         data = handle.read(limit + 1)
     if len(data) > limit:
-        raise BoundaryError(f"{path}: {what} is larger than {_size(limit)}; not read")
+        raise BoundaryError(f"{path}: {what} is larger than {size_text(limit)}; not read")
     return data
 
 
-def _size(count: int) -> str:
+def size_text(count: int) -> str:
+    """``count`` bytes for a person: ``512 bytes``, ``8 MB``, ``1.5 GB`` (powers of 1024)."""
     for unit, factor in (("GB", 1 << 30), ("MB", 1 << 20), ("KB", 1 << 10)):
         if count >= factor:
             return f"{count / factor:g} {unit}"
@@ -253,9 +254,9 @@ def read_problem_file(path: Path, what: str = "problem file") -> bytes:
 
 
 def _too_large(path: Path, what: str, size: int | None, limit: int) -> str:
-    actual = f" ({_size(size)})" if size is not None else ""
+    actual = f" ({size_text(size)})" if size is not None else ""
     return (
-        f"{path}: {what} is larger than {_size(limit)}{actual}; not read"
+        f"{path}: {what} is larger than {size_text(limit)}{actual}; not read"
         f" (raise the limit with {PROBLEM_FILE_LIMIT_ENV}=BYTES)"
     )
 
@@ -383,7 +384,7 @@ def read_under(root: Path, relative: str, where: str, limit: int) -> bytes:
     with os.fdopen(fd, "rb") as handle:
         data = handle.read(limit + 1)
     if len(data) > limit:
-        raise BoundaryError(f"{where}: '{shorten(relative)}' is larger than {_size(limit)}; not read")
+        raise BoundaryError(f"{where}: '{shorten(relative)}' is larger than {size_text(limit)}; not read")
     return data
 
 
@@ -413,5 +414,5 @@ def read_inside(root: Path, path: Path, limit: int | None = None) -> bytes:
             raise BoundaryError(f"{path}: not a regular file; not read")
         data = handle.read() if limit is None else handle.read(limit + 1)
     if limit is not None and len(data) > limit:
-        raise BoundaryError(f"{path}: file is larger than {_size(limit)}; not read")
+        raise BoundaryError(f"{path}: file is larger than {size_text(limit)}; not read")
     return data

@@ -16,6 +16,8 @@ import logging
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from agentrig.boundary import size_text
+
 #: Files copied back by one copy, at most (``-c readback.max_files``).
 DEFAULT_MAX_FILES = 10_000
 #: Bytes copied back by one copy, at most (``-c readback.max_bytes``): 1 GiB.
@@ -60,8 +62,8 @@ class ReadbackBudget:
         if not self.skipped_files:
             return None
         return (
-            f"{self.what}: {self.skipped_files} file{'s' if self.skipped_files != 1 else ''} ({_size(self.skipped_bytes)}) "
-            f"left out beyond the read-back limits ({self.limits.max_files} files, {_size(self.limits.max_bytes)}; "
+            f"{self.what}: {self.skipped_files} file{'s' if self.skipped_files != 1 else ''} ({size_text(self.skipped_bytes)}) "
+            f"left out beyond the read-back limits ({self.limits.max_files} files, {size_text(self.limits.max_bytes)}; "
             "-c readback.max_files=N, readback.max_bytes=N)"
         )
 
@@ -71,13 +73,6 @@ class ReadbackBudget:
         if line is not None:
             log.warning("%s", line)
         return line
-
-
-def _size(count: int) -> str:
-    for unit, factor in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
-        if count >= factor:
-            return f"{count / factor:.1f} {unit}"
-    return f"{count} bytes"
 
 
 __all__ = ["DEFAULT_MAX_BYTES", "DEFAULT_MAX_FILES", "ReadbackBudget", "ReadbackLimits"]
