@@ -407,7 +407,7 @@ def run_command(args: argparse.Namespace) -> int:
     agent_overrides, runtime_options = _split_overrides(other_overrides)
     config = _agent_config(args, agent_overrides, registry)
     _check_runtime(args, config, problems, runtime_options, registry)
-    check_tools(args.runtime, problems, runtime_options)
+    _check_tools(args.runtime, problems, runtime_options)
     spec, plugin = registry.agent_spec(config.type)
     plan = _build_plan(args, config, spec.needs_model, agent_overrides, runtime_options, verifier_options)
     plan = plan.model_copy(update={"readback": readback})
@@ -478,7 +478,7 @@ def _check_runtime(
             )
 
 
-def check_tools(runtime: str, problems: list[Any], runtime_options: dict[str, Any]) -> None:
+def _check_tools(runtime: str, problems: list[Any], runtime_options: dict[str, Any]) -> None:
     """Every program the problems' formats need under ``runtime`` (:meth:`ProblemFormat.required_tools`)
     is on the ``PATH`` the runtime's commands get; else :class:`CLIError` (exit 2) naming the fix."""
     from agentrig.formats.resolve import get_format
