@@ -44,14 +44,14 @@ def recorded_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def test_test_timeout_that_would_disable_the_limit_is_refused(value: str, tmp_path: Path,
                                                               capsys: pytest.CaptureFixture[str]) -> None:
     line = refused(capsys, "run", str(GREETER), "--agent", "oracle", f"--test-timeout={value}", "-o", str(tmp_path / "run"))
-    assert "--test-timeout" in line and "must be a finite number above 0" in line
+    assert "--test-timeout" in line and "must be a finite number above 0, at most 604800 seconds (7 days)" in line
     assert not (tmp_path / "run").exists()
 
 
 def test_evaluate_test_timeout_nan_is_refused(recorded_run: Path, capsys: pytest.CaptureFixture[str]) -> None:
     before = (recorded_run / "results.jsonl").read_bytes()
     line = refused(capsys, "evaluate", str(recorded_run), "--test-timeout", "nan")
-    assert line == "agentrig: error: --test-timeout nan: must be a finite number above 0"
+    assert line == "agentrig: error: --test-timeout nan: must be a finite number above 0, at most 604800 seconds (7 days)"
     assert (recorded_run / "results.jsonl").read_bytes() == before
 
 

@@ -193,5 +193,5 @@ def test_a_session_limit_that_is_no_limit_is_refused(command: str, value: str, t
     assert main([command, *argv, f"--test-session-timeout={value}"]) == 2
     err = capsys.readouterr().err.strip()
     assert "\n" not in err and err.startswith("agentrig: error: --test-session-timeout "), err
-    assert err.endswith(": must be a finite number above 0"), err
+    assert err.endswith(": must be a finite number above 0, at most 604800 seconds (7 days)"), err
     assert not (tmp_path / "run").exists()

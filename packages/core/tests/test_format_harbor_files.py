@@ -45,7 +45,7 @@ def test_deprecated_sizes_and_unknown_fields(tmp_path: Path) -> None:
     ("text", "expected"),
     [
         ('[environment]\ncpus = "two"\n', "field `environment.cpus`: Input should be a valid number"),
-        ("[verifier]\ntimeout_sec = -1\n", "field `verifier.timeout_sec`: Input should be greater than 0"),
+        ("[verifier]\ntimeout_sec = -1\n", "field `verifier.timeout_sec`: -1.0 is not a time limit: must be a finite number above 0"),
         ("[verifier]\nenv = { KEY = 3 }\n", "field `verifier.env.KEY`: Input should be a valid string"),
         ('[environment]\nallow_internet = "maybe"\n', "field `environment.allow_internet`"),
         ('[environment]\nmemory = "lots"\n', "field `environment`: Value error, invalid size 'lots'"),

@@ -79,7 +79,7 @@ def test_plan_errors_name_the_option_on_the_command_line_and_the_argument_in_pyt
         build_plan(_react(), model="replay/nowhere.jsonl")
     assert unknown.value.python_text().startswith("model='replay/nowhere.jsonl': ")
     assert str(unknown.value).startswith("--model replay/nowhere.jsonl: ")
-    with pytest.raises(PlanError, match=r"^--test-session-timeout .*: must be a finite number above 0$"):
+    with pytest.raises(PlanError, match=r"^--test-session-timeout .*: must be a finite number above 0, at most 604800 seconds \(7 days\)$"):
         build_plan(_oracle(), needs_model=False, test_session_timeout=float("nan"))
 
 

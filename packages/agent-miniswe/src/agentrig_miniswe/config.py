@@ -7,6 +7,7 @@ from typing import Any, Literal
 from pydantic import Field
 
 from agentrig import AgentConfigBase
+from agentrig.boundary import WholeSeconds
 
 
 class MiniSweConfig(AgentConfigBase):
@@ -49,7 +50,7 @@ class MiniSweConfig(AgentConfigBase):
         description="How the model gives commands: native bash tool calls, or one fenced block per reply. "
         "auto: as the config file's model class implies (a *_textbased class or an action_regex means text).",
     )
-    command_timeout: int | None = Field(default=None, gt=0, description="Seconds per command; none: the config's.")
+    command_timeout: WholeSeconds | None = Field(default=None, description="Seconds per command; none: the config's.")
     wall_clock_limit: int | None = Field(
         default=None, gt=0, description="Seconds per checkpoint (mini-swe-agent's wall_time_limit_seconds); none: the config's."
     )

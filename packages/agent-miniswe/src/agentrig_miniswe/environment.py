@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from agentrig.boundary import WholeSeconds
 from agentrig.runtime.interface import Invocation
 from agentrig_miniswe.upstream import load_upstream
 
@@ -49,7 +50,7 @@ class RuntimeEnvironmentConfig(BaseModel):
 
     cwd: str = ""
     env: dict[str, str] = Field(default_factory=dict)
-    timeout: int = Field(default=30, gt=0)
+    timeout: WholeSeconds = 30
     interpreter: list[str] = Field(default_factory=lambda: ["/bin/sh", "-c"], min_length=1)
 
 

@@ -8,6 +8,7 @@ from typing import Any, ClassVar, Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from agentrig import AgentConfigBase
+from agentrig.boundary import Seconds
 from agentrig_react.delegation import DelegationConfig
 
 #: The built-in tools, in the order they are offered.
@@ -109,7 +110,7 @@ class ReactConfig(AgentConfigBase):
     context_window: int | None = Field(
         default=None, gt=0, description="Context window in tokens; default: the model catalog's (none: no compaction)."
     )
-    command_timeout: float = Field(default=120.0, gt=0, description="Seconds before a bash tool call is killed.")
+    command_timeout: Seconds = Field(default=120.0, description="Seconds before a bash tool call is killed.")
     max_output_chars: int = Field(default=20_000, ge=200, description="Tool output kept (head and tail) per call.")
     description_overrides: dict[str, str] = Field(default_factory=dict, description="Tool name to replacement description.")
     tools: list[str] | None = Field(

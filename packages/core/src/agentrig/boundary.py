@@ -35,7 +35,10 @@ import shutil
 import stat
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, TypeGuard
+from typing import Annotated, Any, TypeGuard
+
+from pydantic import AfterValidator
+from pydantic_core import PydanticCustomError
 
 #: The longest name accepted for a problem, checkpoint or attempt (one path component).
 NAME_MAX_LENGTH = 128
@@ -142,24 +145,57 @@ def read_capped(path: Path, limit: int, what: str = "file") -> bytes:
     with open(path, "rb") as handle:
         data = handle.read(limit + 1)
     if len(data) > limit:
-        raise BoundaryError(f"{path}: {what} is larger than {_size(limit)}; not read")
+        raise BoundaryError(f"{path}: {what} is larger than {size_text(limit)}; not read")
     return data
 
 
-def _size(count: int) -> str:
+def size_text(count: int) -> str:
+    """``count`` bytes for a person: ``512 bytes``, ``8 MB``, ``1.5 GB`` (powers of 1024)."""
     for unit, factor in (("GB", 1 << 30), ("MB", 1 << 20), ("KB", 1 << 10)):
         if count >= factor:
             return f"{count / factor:g} {unit}"
     return f"{count} bytes"
 
 
-def positive_finite(value: float, what: str) -> float:
-    """``value`` when it is a finite number above zero (a time limit, say); else :class:`BoundaryError`
-    ``"{what} nan: must be a finite number above 0"``: ``nan`` and ``inf`` would disable the limit."""
+#: The longest time limit accepted anywhere (a problem's, a task's, a config's, a command-line
+#: option's), in seconds: 7 days. ``inf`` or ``1e300`` would disable a limit or overflow the clocks.
+TIMEOUT_MAX_SECONDS = 7 * 24 * 3600
+TIMEOUT_RULE = f"a finite number above 0, at most {TIMEOUT_MAX_SECONDS} seconds (7 days)"
+
+
+
+def _seconds(value: float) -> float:
     import math
 
-    if not math.isfinite(value) or value <= 0:
-        raise BoundaryError(f"{what} {shorten(value)}: must be a finite number above 0")
+    if not math.isfinite(value) or value <= 0 or value > TIMEOUT_MAX_SECONDS:
+        raise PydanticCustomError("seconds", "{value} is not a time limit: must be {rule}", {"value": shorten(value), "rule": TIMEOUT_RULE})
+    return value
+
+
+def _duration(value: float) -> float:
+    import math
+
+    if not math.isfinite(value) or value < 0 or value > TIMEOUT_MAX_SECONDS:
+        rule = f"a finite number from 0 to {TIMEOUT_MAX_SECONDS} seconds (7 days)"
+        raise PydanticCustomError("seconds", "{value} is not a duration: must be {rule}", {"value": shorten(value), "rule": rule})
+    return value
+
+
+#: A time limit in a model read from a file or a config: :data:`TIMEOUT_RULE`, else a validation error saying so.
+Seconds = Annotated[float, AfterValidator(_seconds)]
+#: A wait or period that may be 0 (a healthcheck's interval), else as :data:`Seconds`.
+Duration = Annotated[float, AfterValidator(_duration)]
+#: :data:`Seconds` as a whole number.
+WholeSeconds = Annotated[int, AfterValidator(_seconds)]
+
+
+def positive_finite(value: float, what: str) -> float:
+    """``value`` when it is a time limit (:data:`TIMEOUT_RULE`); else :class:`BoundaryError`
+    ``"{what} nan: must be a finite number ..."``: ``nan`` and ``inf`` would disable the limit."""
+    import math
+
+    if not math.isfinite(value) or value <= 0 or value > TIMEOUT_MAX_SECONDS:
+        raise BoundaryError(f"{what} {shorten(value)}: must be {TIMEOUT_RULE}")
     return value
 
 
@@ -249,9 +285,9 @@ def read_problem_file(path: Path, what: str = "problem file") -> bytes:
 
 
 def _too_large(path: Path, what: str, size: int | None, limit: int) -> str:
-    actual = f" ({_size(size)})" if size is not None else ""
+    actual = f" ({size_text(size)})" if size is not None else ""
     return (
-        f"{path}: {what} is larger than {_size(limit)}{actual}; not read"
+        f"{path}: {what} is larger than {size_text(limit)}{actual}; not read"
         f" (raise the limit with {PROBLEM_FILE_LIMIT_ENV}=BYTES)"
     )
 
@@ -379,7 +415,7 @@ def read_under(root: Path, relative: str, where: str, limit: int) -> bytes:
     with os.fdopen(fd, "rb") as handle:
         data = handle.read(limit + 1)
     if len(data) > limit:
-        raise BoundaryError(f"{where}: '{shorten(relative)}' is larger than {_size(limit)}; not read")
+        raise BoundaryError(f"{where}: '{shorten(relative)}' is larger than {size_text(limit)}; not read")
     return data
 
 

@@ -15,7 +15,7 @@ from typing import Annotated
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 from pydantic_core import PydanticCustomError
 
-from agentrig.boundary import NAME_RULE, is_safe_name, shorten
+from agentrig.boundary import NAME_RULE, Seconds, is_safe_name, shorten
 
 
 class ProblemError(ValueError):
@@ -54,7 +54,7 @@ class Checkpoint(BaseModel):
     name: Name
     prompt: str
     test: str | None = None
-    timeout: float | None = Field(default=None, gt=0)
+    timeout: Seconds | None = None
     solution: str | None = None
     report: str | None = None
     pass_policy: str | None = None

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from agentrig.boundary import TIMEOUT_MAX_SECONDS
+
 
 class TokenUsage(BaseModel):
     """Token counts of one model call, or a sum of them.
@@ -84,7 +86,9 @@ class AgentCostLimits(BaseModel):
     cost_limit: float = Field(default=0.0, ge=0)
     net_cost_limit: float = Field(default=0.0, ge=0)
     step_limit: int = Field(default=0, ge=0)
-    time_limit: float = Field(default=0.0, ge=0, description="Wall-clock seconds per checkpoint.")
+    time_limit: float = Field(
+        default=0.0, ge=0, le=TIMEOUT_MAX_SECONDS, allow_inf_nan=False, description="Wall-clock seconds per checkpoint."
+    )
     token_limit: int = Field(
         default=0, ge=0, description="Tokens per checkpoint: every token sent or received (TokenUsage.total)."
     )

@@ -2,7 +2,8 @@
 
 A snapshot is a directory holding a copy of the workspace's files under
 ``files/`` and ``manifest.json`` (a :class:`SnapshotManifest`: path, size,
-SHA-256 and mode of every file, symlinks by target). Caches and virtual
+SHA-256 and mode of every file, symlinks by target; a name that is not UTF-8 quoted as git
+quotes it, :mod:`agentrig.pathnames`). Caches and virtual
 environments are left out by ignore globs. A snapshot is written into a
 temporary sibling and renamed into place, so a crash never leaves a
 half-written snapshot behind its final name. Restoring a snapshot makes the
@@ -28,6 +29,8 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from agentrig.atomic import write_model_atomic
 from agentrig.boundary import BoundaryError, check_relative, shorten
+from agentrig.pathnames import RecordedPath
+from agentrig.readback import ReadbackBudget, ReadbackLimits
 
 #: Caches, build output and virtual environments: big, rebuildable, noisy in diffs.
 DEFAULT_IGNORES: tuple[str, ...] = (
@@ -61,12 +64,12 @@ class FileRecord(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    path: str
+    path: RecordedPath
     kind: Literal["file", "symlink"] = "file"
     size: int = 0
     sha256: str = ""
     mode: int = 0o644
-    target: str | None = Field(default=None, description="Link target, for symlinks.")
+    target: RecordedPath | None = Field(default=None, description="Link target, for symlinks.")
 
 
 class SnapshotManifest(BaseModel):
@@ -79,6 +82,9 @@ class SnapshotManifest(BaseModel):
     ignore: list[str]
     files: list[FileRecord]
     total_size: int
+    left_out: str | None = Field(
+        default=None, description="What the read-back limits left out of the snapshot (-c readback.*), one line."
+    )
 
     def by_path(self) -> dict[str, FileRecord]:
         """The records keyed by path."""
@@ -90,9 +96,9 @@ class SnapshotDiff(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    added: list[str] = []
-    modified: list[str] = []
-    deleted: list[str] = []
+    added: list[RecordedPath] = []
+    modified: list[RecordedPath] = []
+    deleted: list[RecordedPath] = []
 
     @property
     def empty(self) -> bool:
@@ -162,8 +168,9 @@ def iter_files(root: Path, ignore: Sequence[str] = DEFAULT_IGNORES) -> Iterator[
         yield rel, Path(path)
 
 
-def _copy_and_hash(src: Path | str, dst: Path | str, mode: int = 0o600) -> tuple[int, str]:
-    """Copy ``src`` to the new file ``dst`` (created with ``mode``, before the umask) and hash it."""
+def _copy_and_hash(src: Path | str, dst: Path | str, mode: int = 0o600, limit: int | None = None) -> tuple[int, str]:
+    """Copy ``src`` to the new file ``dst`` (created with ``mode``, before the umask) and hash it;
+    at most ``limit`` bytes when given (a file still growing is taken as it was when counted)."""
     digest = hashlib.sha256()
     size = 0
     # never through a link: a workspace file swapped for one after it was listed (``secret -> /etc/shadow``)
@@ -172,7 +179,7 @@ def _copy_and_hash(src: Path | str, dst: Path | str, mode: int = 0o600) -> tuple
     try:
         writer = os.open(dst, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_CLOEXEC", 0), mode)
         try:
-            while chunk := os.read(reader, _CHUNK):
+            while chunk := os.read(reader, _CHUNK if limit is None else min(_CHUNK, limit - size)):
                 digest.update(chunk)
                 view = memoryview(chunk)
                 while view:
@@ -267,7 +274,11 @@ def diff_manifests(before: SnapshotManifest | None, after: SnapshotManifest) -> 
 
 
 def take_snapshot(
-    source: Path, dest: Path, ignore: Sequence[str] = DEFAULT_IGNORES, previous: Snapshot | None = None
+    source: Path,
+    dest: Path,
+    ignore: Sequence[str] = DEFAULT_IGNORES,
+    previous: Snapshot | None = None,
+    limits: ReadbackLimits | None = None,
 ) -> Snapshot:
     """Copy ``source``'s files into a new snapshot at ``dest`` (replaced if it exists).
 
@@ -282,6 +293,9 @@ def take_snapshot(
     clock), so a write landing in the same clock tick as the copy is never
     mistaken for no change. Snapshot files are never written after they are
     made, so the links share content that cannot change.
+
+    Files are taken in path order within ``limits`` (:class:`~agentrig.readback.ReadbackLimits`, the
+    defaults when ``None``): the files beyond them are left out, said in the manifest's ``left_out``.
     """
     if not source.is_dir():
         raise WorkspaceError(f"workspace '{source}' is not a directory")
@@ -293,13 +307,15 @@ def take_snapshot(
         # change again unseen
         now = os.stat(staging).st_ctime_ns
         copier = _SnapshotCopier(staging / FILES_DIR, previous, now)
+        budget = ReadbackBudget(limits, f"the snapshot of workspace {source}")
         for rel, path in sorted(_walk(source, ignore)):
-            copier.add(rel, path)
+            copier.add(rel, path, budget)
         manifest = SnapshotManifest(
             created=datetime.now(timezone.utc),
             ignore=list(ignore),
             files=copier.records,
             total_size=sum(r.size for r in copier.records),
+            left_out=budget.left_out(),
         )
         write_model_atomic(staging / MANIFEST_NAME, manifest)
         _replace_directory(staging, dest)
@@ -339,15 +355,21 @@ class _SnapshotCopier:
         self.records: list[FileRecord] = []
         self.sources: dict[str, _StatKey] = {}
 
-    def add(self, rel: str, path: str) -> None:
-        """The workspace file ``path`` (``rel``: its POSIX path in the workspace) into the snapshot."""
+    def add(self, rel: str, path: str, budget: ReadbackBudget) -> None:
+        """The workspace file ``path`` (``rel``: its POSIX path in the workspace) into the snapshot,
+        when it fits in ``budget``."""
+        try:
+            info = os.lstat(path)
+        except FileNotFoundError:
+            return  # deleted while we walked: it is not part of the snapshot
+        if not budget.take(0 if stat.S_ISLNK(info.st_mode) else info.st_size):
+            return
         parent = rel.rpartition("/")[0]
         if parent not in self.made:
             os.makedirs(self.base + parent, exist_ok=True)
             self.made.add(parent)
         target = self.base + rel  # rel is POSIX and relative: plain concatenation is the join
         try:
-            info = os.lstat(path)
             if stat.S_ISLNK(info.st_mode):
                 link = os.readlink(path)
                 os.symlink(link, target)
@@ -384,7 +406,7 @@ class _SnapshotCopier:
 def _copied(rel: str, path: str, target: str, info: os.stat_result) -> FileRecord:
     """``path`` copied to ``target`` and hashed on the way, readable and removable by us whatever the umask."""
     mode = stat.S_IMODE(info.st_mode)
-    size, digest = _copy_and_hash(path, target, mode | 0o600)
+    size, digest = _copy_and_hash(path, target, mode | 0o600, info.st_size)
     os.chmod(target, mode | 0o600)
     return FileRecord(path=rel, size=size, sha256=digest, mode=mode)
 
@@ -582,13 +604,13 @@ class Workspace:
         workspace.seed_manifest = manifest
         return workspace
 
-    def snapshot(self, dest: Path, previous: Snapshot | None = None) -> Snapshot:
+    def snapshot(self, dest: Path, previous: Snapshot | None = None, limits: ReadbackLimits | None = None) -> Snapshot:
         """Write a snapshot of this workspace at ``dest`` (``files/`` + ``manifest.json``).
 
         ``previous``, the last snapshot of this workspace, lets unchanged files be
-        hard-linked from it instead of copied (see :func:`take_snapshot`).
+        hard-linked from it instead of copied; ``limits`` bound what it copies (see :func:`take_snapshot`).
         """
-        return take_snapshot(self.path, dest, self.ignore, previous)
+        return take_snapshot(self.path, dest, self.ignore, previous, limits)
 
     def restore(self, snapshot: Snapshot | Path) -> Snapshot:
         """Replace this workspace's contents with ``snapshot``'s."""

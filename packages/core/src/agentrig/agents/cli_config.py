@@ -7,6 +7,7 @@ from typing import ClassVar
 from pydantic import Field, field_validator
 
 from agentrig.agents.interface import AgentConfigBase
+from agentrig.boundary import Seconds
 
 
 class CliAgentConfig(AgentConfigBase):
@@ -33,8 +34,8 @@ class CliAgentConfig(AgentConfigBase):
         "a task's container (--runtime docker) instead of the bundle agentrig prepares from npm.",
     )
     stream_parser: str = Field(description="The stream parser (agentrig_stream_parsers) reading the CLI's output.")
-    timeout: float | None = Field(default=None, gt=0, description="Wall-clock seconds per checkpoint.")
-    idle_timeout: float | None = Field(default=None, gt=0, description="Seconds without output before the CLI is killed.")
+    timeout: Seconds | None = Field(default=None, description="Wall-clock seconds per checkpoint.")
+    idle_timeout: Seconds | None = Field(default=None, description="Seconds without output before the CLI is killed.")
     env: dict[str, str] = Field(default_factory=dict, description="Extra environment of the CLI; no secrets.")
     extra_args: list[str] = Field(
         default_factory=list, description="More CLI arguments (they are visible on the command line: no secrets)."

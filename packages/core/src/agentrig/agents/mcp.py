@@ -27,6 +27,8 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Discriminator, Field, Tag, field_validator
 
+from agentrig.boundary import Seconds
+
 #: What a server's name may be: it becomes part of tool names (``mcp__NAME__tool``) and config keys.
 NAME_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_-]{0,47}$"
 _NAME = re.compile(NAME_PATTERN)
@@ -62,8 +64,8 @@ def _check_env_names(value: dict[str, str]) -> dict[str, str]:
 class _McpServerBase(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    startup_timeout: float = Field(default=30.0, gt=0, description="Seconds the server may take to start and answer.")
-    tool_timeout: float = Field(default=120.0, gt=0, description="Seconds one tool call may take.")
+    startup_timeout: Seconds = Field(default=30.0, description="Seconds the server may take to start and answer.")
+    tool_timeout: Seconds = Field(default=120.0, description="Seconds one tool call may take.")
 
 
 class McpStdioServer(_McpServerBase):

@@ -35,6 +35,7 @@ from typing import TYPE_CHECKING, Any
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from agentrig.agents.interface import Agent, AgentConfigBase, AgentContext
+from agentrig.boundary import Seconds
 from agentrig.errors import AgentSetupError, AgentStepError
 from agentrig.runtime.interface import Invocation
 from agentrig.trajectory import ErrorStep, LLMCall, ThinkingStep, ToolUseStep, UserStep
@@ -198,7 +199,7 @@ class StepAgentConfig(AgentConfigBase):
     description_overrides: dict[str, str] = Field(
         default_factory=dict, description="Action name to replacement description (bash, read_file, write_file, stop)."
     )
-    command_timeout: float = Field(default=120.0, gt=0, description="Seconds before a bash action is killed.")
+    command_timeout: Seconds = Field(default=120.0, description="Seconds before a bash action is killed.")
     max_output_chars: int = Field(default=20_000, ge=200, description="Action output kept (head and tail).")
     base_url: str | None = Field(default=None, description="Model endpoint; overrides the provider's env var.")
 

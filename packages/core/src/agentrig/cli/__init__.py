@@ -69,11 +69,23 @@ def _show_warning(message: Warning | str, category: type[Warning], filename: str
     warning_line(text)
 
 
+def _safe_log_lines() -> None:
+    """Log records that reach stderr through Python's last-resort handler (the core configures no
+    logging) printed safe for a terminal: an agent's error may quote its output."""
+    import logging
+
+    from agentrig.terminal import TerminalFormatter
+
+    if logging.lastResort is not None and not isinstance(logging.lastResort.formatter, TerminalFormatter):
+        logging.lastResort.setFormatter(TerminalFormatter())
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``agentrig`` script; returns the exit status."""
     import warnings
 
     warnings.showwarning = _show_warning
+    _safe_log_lines()
     argv = sys.argv[1:] if argv is None else list(argv)
     # the core's own commands never build plugins' commands: a plugin cannot slow or break them
     try:

@@ -7,7 +7,7 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from agentrig.cli.output import CLIError
+from agentrig.cli.output import CLIError, say
 
 
 def add_parser(subparsers: Any) -> None:
@@ -66,12 +66,12 @@ def compare_command(args: argparse.Namespace) -> int:
     if args.json:
         print(result.model_dump_json(indent=2))
         return 0
-    print("runs:")
+    say("runs:")
     for run in result.runs:
-        print(f"  [{run.index}] {run.run_id}: agent {run.agent}, model {run.model}, {run.status} ({run.run_dir})")
-    print("verdict changes against [1]:" if result.changes else "verdict changes against [1]: none")
+        say(f"  [{run.index}] {run.run_id}: agent {run.agent}, model {run.model}, {run.status} ({run.run_dir})")
+    say("verdict changes against [1]:" if result.changes else "verdict changes against [1]: none")
     for change in result.changes:
-        print(f"  {change.kind:<10} {change.problem}/{change.checkpoint}: {change.before} [1] -> {change.after} [{change.run}]")
+        say(f"  {change.kind:<10} {change.problem}/{change.checkpoint}: {change.before} [1] -> {change.after} [{change.run}]")
     with_score = any(c is not None and informative_score(c) for item in result.checkpoints for c in item.cells)
     with_metrics = bool(result.metrics)  # rewards of several metrics: each beside the score
     headers = (["problem", "checkpoint", "run", "result"] + (["score"] if with_score else [])
@@ -100,11 +100,11 @@ def compare_command(args: argparse.Namespace) -> int:
             "" if t.score is None else f"{t.score:.2f}",
             money(t.cost), tokens_text(t.tokens), t.steps, seconds(t.elapsed),
         ])
-    print("totals:")
+    say("totals:")
     print_table(["run", "checkpoints", "passed", "failed", "errors", "pass rate", "score", "cost", "tokens", "steps", "time"],
                 totals_rows)
     if with_metrics:
-        print("metric means (over each run's judged checkpoints; a missing metric counts 0, as Harbor's mean):")
+        say("metric means (over each run's judged checkpoints; a missing metric counts 0, as Harbor's mean):")
         print_table(["run", "checkpoints", *result.metrics], [
             [f"[{run.index}]", run.metric_means.checkpoints if run.metric_means else 0,
              *(metric_value(run.metric_means.means[name]) if run.metric_means else "" for name in result.metrics)]
@@ -128,10 +128,10 @@ def print_quality(result: Any) -> None:
     if quality is None:
         return
     if quality.problems:
-        print(comparison_heading(quality))
+        say(comparison_heading(quality))
         print_table(*comparison_table(quality, [run.index for run in result.runs]))
     else:
-        print("code quality: no problem was measured in every run that has figures")
+        say("code quality: no problem was measured in every run that has figures")
     for notice in quality.notices:
         warning_line(notice)
 
@@ -143,11 +143,11 @@ def print_statistics(result: Any, reduce: str | None = None) -> None:
 
     for run in result.runs:
         if run.pass_at_k is not None:
-            print(f"[{run.index}] " + pass_at_k_lines(run.pass_at_k, reduce=reduce)[0])
+            say(f"[{run.index}] " + pass_at_k_lines(run.pass_at_k, reduce=reduce)[0])
             if run.pass_at_k_interval is not None:
-                print(pass_at_k_interval_line(run.index, run.pass_at_k_interval))
+                say(pass_at_k_interval_line(run.index, run.pass_at_k_interval))
     for item in result.statistics:
         for line in comparison_lines(item):
-            print(line)
+            say(line)
     if result.statistics:
-        print(method_line(result.method))
+        say(method_line(result.method))

@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from agentrig.cli.exits import ExitStatus
+from agentrig.terminal import terminal_text
 
 
 class CLIError(Exception):
@@ -19,14 +20,20 @@ class CLIError(Exception):
         self.status = status
 
 
+def say(text: str = "") -> None:
+    """Print ``text`` (which may quote a record: names, output) on stdout, safe for a terminal
+    (:func:`agentrig.terminal.terminal_text`)."""
+    print(terminal_text(text))
+
+
 def error_line(message: str) -> None:
-    """Print ``agentrig: error: <message>`` to stderr, on one line."""
-    print(f"agentrig: error: {' '.join(message.split())}", file=sys.stderr)
+    """Print ``agentrig: error: <message>`` to stderr, on one line, safe for a terminal."""
+    print(terminal_text(f"agentrig: error: {' '.join(message.split())}"), file=sys.stderr)
 
 
 def warning_line(message: str) -> None:
     """Print ``agentrig: warning: <message>`` to stderr, on one line."""
-    print(f"agentrig: warning: {' '.join(message.split())}", file=sys.stderr)
+    print(terminal_text(f"agentrig: warning: {' '.join(message.split())}"), file=sys.stderr)
 
 
 def describe_exception(exc: BaseException) -> str:
@@ -46,7 +53,7 @@ def print_table(headers: Sequence[str], rows: Sequence[Sequence[Any]], max_width
     cut = sys.stdout.isatty()
 
     def cell(value: Any) -> str:
-        text = "" if value is None else str(value)
+        text = "" if value is None else terminal_text(str(value))
         return text if not cut or len(text) <= max_width else text[: max_width - 1] + "…"
 
     cells = [[cell(v) for v in row] for row in rows]

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import argparse
+import os
 import shlex
+import shutil
 import sys
 from pathlib import Path
 from typing import Any
@@ -94,7 +96,9 @@ def _add_run_arguments(parser: argparse.ArgumentParser) -> None:
         "metrics=[NAME,...] computes code-quality metrics into each checkpoint's quality.json (default: every "
         "installed metric for slopcode problems, none otherwise; metrics=[]: none); "
         "verifier.allow_env=[NAME,...] lets a task's verifier take these credentials from the host "
-        "(never otherwise: OPENAI_API_KEY, ANTHROPIC_API_KEY, any *_API_KEY)",
+        "(never otherwise: OPENAI_API_KEY, ANTHROPIC_API_KEY, any *_API_KEY); readback.max_files=N and "
+        "readback.max_bytes=N bound each copy back from a container or workspace (verifier logs, snapshots; "
+        "default 10000 files, 1 GiB)",
     )
     parser.add_argument(
         "--retries", type=int, default=0, metavar="N",
@@ -208,6 +212,22 @@ def _metrics_override(overrides: list[str]) -> tuple[list[str], list[str] | None
         return rest, metric_names(names)
     except UnknownPluginError as exc:
         raise CLIError(str(exc), status=2) from None
+
+
+def _readback_overrides(overrides: list[str]) -> tuple[list[str], Any]:
+    """The ``readback.KEY=VALUE`` overrides as :class:`~agentrig.readback.ReadbackLimits`, and the others."""
+    from pydantic import ValidationError
+
+    from agentrig.readback import ReadbackLimits
+
+    rest, taken = _take_overrides(overrides, "readback")
+    try:
+        return rest, ReadbackLimits.model_validate(dict(taken))
+    except ValidationError as exc:
+        error = exc.errors()[0]
+        field = ".".join(str(part) for part in error["loc"][:1])
+        message = "unknown read-back limit (known: max_files, max_bytes)" if error["type"] == "extra_forbidden" else error["msg"]
+        raise CLIError(f"-c readback.{field}: {message}", status=2) from None
 
 
 def _verifier_overrides(overrides: list[str]) -> tuple[list[str], Any]:
@@ -381,13 +401,16 @@ def run_command(args: argparse.Namespace) -> int:
     registry = loaded_registry()
     other_overrides, executor_options = _executor_overrides(args.overrides)
     other_overrides, verifier_options = _verifier_overrides(other_overrides)
+    other_overrides, readback = _readback_overrides(other_overrides)
     other_overrides, args.metrics = _metrics_override(other_overrides)
     _say_host_variables(problems, verifier_options.allow_env)
     agent_overrides, runtime_options = _split_overrides(other_overrides)
     config = _agent_config(args, agent_overrides, registry)
     _check_runtime(args, config, problems, runtime_options, registry)
+    _check_tools(args.runtime, problems, runtime_options)
     spec, plugin = registry.agent_spec(config.type)
     plan = _build_plan(args, config, spec.needs_model, agent_overrides, runtime_options, verifier_options)
+    plan = plan.model_copy(update={"readback": readback})
     from agentrig.cli.fork_options import fork_plan
 
     plan = fork_plan(args, plan, problems, registry)
@@ -453,6 +476,28 @@ def _check_runtime(
                 f"images {', '.join(own)} problems bring: pick an agent that has a bundle or runs in any image",
                 status=2,
             )
+
+
+def _check_tools(runtime: str, problems: list[Any], runtime_options: dict[str, Any]) -> None:
+    """Every program the problems' formats need under ``runtime`` (:meth:`ProblemFormat.required_tools`)
+    is on the ``PATH`` the runtime's commands get; else :class:`CLIError` (exit 2) naming the fix."""
+    from agentrig.formats.resolve import get_format
+
+    env = runtime_options.get("env")
+    path = str((env.get("PATH") if isinstance(env, dict) else None) or os.environ.get("PATH", os.defpath))
+    missing: dict[str, tuple[str, str]] = {}
+    for problem in problems:
+        for tool, fix in get_format(problem.format).required_tools(problem, runtime).items():
+            if tool not in missing and shutil.which(tool, path=path) is None:
+                missing[tool] = (problem.format, fix)
+    if missing:
+        formats = sorted({fmt for fmt, _ in missing.values()})
+        fixes = list(dict.fromkeys(fix for _, fix in missing.values()))
+        raise CLIError(
+            f"{', '.join(formats)} problems need {' and '.join(missing)} to evaluate each checkpoint, not found on "
+            f"the PATH of --runtime {runtime}: {'; '.join(fixes)}",
+            status=2,
+        )
 
 
 def _runs_bundle(args: argparse.Namespace, config: Any, problems: list[Any]) -> bool:

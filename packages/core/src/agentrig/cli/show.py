@@ -6,7 +6,7 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from agentrig.cli.output import CLIError
+from agentrig.cli.output import CLIError, say
 
 
 def add_parser(subparsers: Any) -> None:
@@ -88,12 +88,12 @@ def print_run(summary: Any, per_checkpoint: bool = False) -> None:
     from agentrig.report.summary import seconds, table
 
     state = summary.status + (" (in progress)" if summary.live else "")
-    print(f"run {summary.run_id}: agent {summary.agent}, model {summary.model}"
+    say(f"run {summary.run_id}: agent {summary.agent}, model {summary.model}"
           + (f", runtime {summary.runtime}" if summary.runtime else "") + f" | {state}"
           + (f" | {seconds(summary.elapsed)}" if summary.elapsed else ""))
     fork = summary.fork_line()
     if fork is not None:
-        print(fork)
+        say(fork)
     headers, rows = table(summary.checkpoints)
     if has_several(summary.checkpoints):  # a reward of several metrics: each beside the score
         at = headers.index("score") + 1 if "score" in headers else len(headers)
@@ -104,24 +104,24 @@ def print_run(summary: Any, per_checkpoint: bool = False) -> None:
         print_table(headers, rows)
     for problem in summary.problems:
         if problem.status not in ("completed", "unknown"):
-            print(f"{problem.name}: {problem.status}" + (f": {problem.error}" if problem.error else ""))
+            say(f"{problem.name}: {problem.status}" + (f": {problem.error}" if problem.error else ""))
         if problem.score is not None:
-            print(f"{problem.name}: score {problem.score:.3f} ({problem.score_rule})")
+            say(f"{problem.name}: score {problem.score:.3f} ({problem.score_rule})")
     print_networks(summary.problems)
-    print(summary.totals.line())
+    say(summary.totals.line())
     if summary.metric_means is not None:
-        print(summary.metric_means.line())
+        say(summary.metric_means.line())
     problems_line = summary.problems_line()
     if problems_line:
-        print(problems_line)
+        say(problems_line)
     if summary.pass_at_k is not None:
         from agentrig.report.passk import pass_at_k_lines
 
         for line in pass_at_k_lines(summary.pass_at_k, reduce=summary.reduce):
-            print(line)
+            say(line)
     if summary.quality is not None:
         print_quality(summary.quality, per_checkpoint)
-    print(f"run directory: {summary.run_dir}")
+    say(f"run directory: {summary.run_dir}")
     for notice in summary.notices:
         warning_line(notice)
 
@@ -133,14 +133,14 @@ def print_quality(quality: Any, per_checkpoint: bool) -> None:
     from agentrig.report.quality_text import growth_lines, point_table, totals_line
 
     if quality.problems:
-        print(totals_line(quality.totals))
+        say(totals_line(quality.totals))
     if per_checkpoint and quality.problems:
-        print("code quality per checkpoint (change since the previous one):")
+        say("code quality per checkpoint (change since the previous one):")
         print_table(*point_table(quality.problems))
     if quality.worst_growing:
-        print("functions that grew most since their previous checkpoint:")
+        say("functions that grew most since their previous checkpoint:")
         for line in growth_lines(quality.worst_growing):
-            print(line)
+            say(line)
     for notice in quality.notices:
         warning_line(notice)
 
@@ -160,13 +160,13 @@ def print_networks(problems: list[Any]) -> None:
     if not groups:
         return
     if len(groups) == 1 and len(problems) == 1:
-        print(f"network: {next(iter(groups))}")
+        say(f"network: {next(iter(groups))}")
     else:
         shown = "; ".join(
             f"{text} ({', '.join(names[:5])}{f' and {len(names) - 5} more' if len(names) > 5 else ''})"
             for text, names in groups.items()
         )
-        print(f"network: {shown}")
+        say(f"network: {shown}")
     for notice in notices:
         warning_line(notice)
 
@@ -198,7 +198,7 @@ def show_command(args: argparse.Namespace) -> int:
         report.notices += quality_notices
         print(report.model_dump_json(indent=2))
     else:
-        print(checkpoint_text(detail, quality))
+        say(checkpoint_text(detail, quality))
         for notice in [*run.notices, *quality_notices]:
             warning_line(notice)
     return 0

@@ -146,6 +146,9 @@ class EvaluationRecord(_Record):
     report: str | None = None
     test_elapsed: float | None = None
     metrics: Metrics | None = None
+    left_out: str | None = Field(
+        default=None, description="What the read-back limits left out of the raw report (-c readback.*), one line."
+    )
 
     @model_serializer(mode="wrap")
     def _omit_no_metrics(self, handler: SerializerFunctionWrapHandler) -> Any:

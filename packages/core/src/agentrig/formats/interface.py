@@ -53,6 +53,7 @@ from agentrig.evaluation.engine import DEFAULT_TEST_TIMEOUT, ReportSpec, TestCom
 from agentrig.evaluation.policy import PassPolicy, PolicyError, deciding_policy
 from agentrig.evaluation.records import EvaluationRecord, TestResult
 from agentrig.problem import Checkpoint, Problem, ProblemError
+from agentrig.readback import ReadbackLimits
 
 if TYPE_CHECKING:
     from agentrig.run.records import CheckpointResultLine, ProblemScore
@@ -144,6 +145,7 @@ class EvaluationContext:
     env: Mapping[str, str] = field(default_factory=dict)
     allow_env: frozenset[str] = frozenset()
     session_timeout: float | None = None
+    readback: ReadbackLimits | None = None
 
     def run_tests(self, test: TestCommand) -> EvaluationRecord:
         """Run ``test`` on a copy of the workspace and return the structured record (never raises)."""
@@ -233,6 +235,13 @@ class ProblemFormat(ABC):
         """The host environment variables ``problem``'s own files ask to be given (a Harbor task's
         ``${VAR}`` in ``[verifier] env``); ``agentrig run`` names them once. Default: none."""
         return []
+
+    def required_tools(self, problem: Problem, runtime: str) -> dict[str, str]:
+        """The programs ``problem``'s evaluation runs under the runtime named ``runtime`` that must be
+        on the ``PATH`` its commands get, each with what to do when it is missing
+        (``{"uvx": "pip install uv"}``). ``agentrig run`` checks them before the first checkpoint and
+        refuses in one line naming the fix (exit 2). Default: none."""
+        return {}
 
     def agent_time_limit(self, problem: Problem, checkpoint: Checkpoint) -> float | None:
         """Wall-clock seconds the benchmark gives the agent on ``checkpoint`` (a Harbor task's

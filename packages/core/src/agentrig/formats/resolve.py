@@ -243,10 +243,12 @@ def load_problem(path: str | Path, format: str | None = None, registry: PluginRe
 
 def load_with(fmt: ProblemFormat, path: Path) -> Problem:
     """``fmt.load(path)``, then what holds for every format whatever its own checks: the problem's and
-    checkpoints' names are valid path components (:func:`agentrig.boundary.check_name`), every prompt
+    checkpoints' names are valid path components (:func:`agentrig.boundary.check_name`) and none of
+    the run directory's own (:func:`agentrig.run.layout.reserved_name`), every prompt
     lies inside the problem directory and reads as UTF-8 text within the size cap. A
     :class:`~agentrig.boundary.BoundaryError` of the format becomes a :class:`ProblemError`."""
     from agentrig.boundary import BoundaryError, check_name
+    from agentrig.run.layout import reserved_name
 
     try:
         problem = fmt.load(path)
@@ -255,6 +257,11 @@ def load_with(fmt: ProblemFormat, path: Path) -> Problem:
             check_name(checkpoint.name, f"{path}: problem '{problem.name}': checkpoint name")
     except BoundaryError as exc:
         raise ProblemError(str(exc)) from None
+    if (why := reserved_name(problem.name, "problem")) is not None:
+        raise ProblemError(f"{path}: problem name: {why}")
+    for checkpoint in problem.checkpoints:
+        if (why := reserved_name(checkpoint.name, "checkpoint")) is not None:
+            raise ProblemError(f"{path}: problem '{problem.name}': checkpoint name: {why}")
     return _check_prompts(problem)
 
 

@@ -68,6 +68,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from agentrig.boundary import (
     BoundaryError,
+    Seconds,
     check_name,
     check_relative,
     check_tree,
@@ -166,7 +167,7 @@ class CheckpointConfig(BaseModel):
     version: int = 1
     order: int
     state: str | None = None
-    timeout: float | None = Field(default=None, gt=0)
+    timeout: Seconds | None = None
     include_prior_tests: bool = True
     env: dict[str, str] = Field(default_factory=dict)
 
@@ -178,7 +179,7 @@ class ProblemConfig(BaseModel):
 
     name: str = Field(min_length=1)
     entry_file: str = Field(min_length=1)
-    timeout: float | None = Field(default=None, gt=0)
+    timeout: Seconds | None = None
     env: dict[str, str] = Field(default_factory=dict)
     test_dependencies: list[str] = Field(default_factory=list)
     static_assets: dict[str, StaticAsset] = Field(default_factory=dict)
@@ -322,6 +323,14 @@ class SlopCodeFormat(ProblemFormat):
             asset_save_paths=[a.save_path or a.path for a in config.static_assets.values()],
             markers=config.markers,
         )
+
+    def required_tools(self, problem: Problem, runtime: str) -> dict[str, str]:
+        """``uv`` and ``uvx`` under the local runtime (the tests run through them), unless
+        ``AGENTRIG_SLOPCODE_PYTHON`` names the interpreter that runs them; an image brings its own."""
+        if runtime != "local" or os.environ.get(PYTHON_ENV):
+            return {}
+        fix = f"pip install uv (or set {PYTHON_ENV} to a Python holding pytest and the test dependencies)"
+        return {"uv": fix, "uvx": fix}
 
     # -- evaluation ---------------------------------------------------------------
 

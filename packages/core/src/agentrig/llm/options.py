@@ -7,6 +7,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from agentrig.boundary import Seconds
 from agentrig.llm.cache import ModelCallCache
 from agentrig.llm.retry import RetryEvent, RetryPolicy
 from agentrig.model_definition import ThinkingPreset
@@ -23,7 +24,7 @@ class ChatOptions(BaseModel):
         description="Stream the reply (SSE). Default: off, except for Anthropic calls with large max_tokens,"
         " which the API only serves streamed.",
     )
-    timeout: float = Field(default=600.0, gt=0, description="Seconds for one request (a stream: between events).")
+    timeout: Seconds = Field(default=600.0, description="Seconds for one request (a stream: between events).")
     max_tokens: int | None = Field(default=None, gt=0, description="Output cap; per-call max_tokens wins.")
     temperature: float | None = Field(default=None, ge=0)
     thinking: ThinkingPreset | None = Field(

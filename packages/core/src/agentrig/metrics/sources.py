@@ -7,6 +7,7 @@ import os
 from pathlib import Path
 
 from agentrig.metrics.interface import SnapshotSources, SourceFile
+from agentrig.pathnames import escape_undecodable
 
 #: Directory and file names never measured: environments, caches and VCS data (SlopCodeBench leaves the same out).
 EXCLUDED = ("__pycache__", "*.pyc", "venv", ".venv", "virtualenv", ".virtualenv", ".git", "node_modules", ".tox", ".nox")
@@ -29,6 +30,8 @@ def _python_paths(root: Path) -> list[str]:
             path = base / name
             if name.endswith(".py") and not _excluded(name) and not path.is_symlink() and path.is_file():
                 found.append(path.relative_to(root).as_posix())
+    # a module whose path is not UTF-8 cannot be imported, nor named in quality.json: not measured
+    found = [rel for rel in found if escape_undecodable(rel) == rel]
     return sorted(found)
 
 

@@ -249,9 +249,11 @@ def _diff_lines(diff: DiffRecord | None) -> list[str]:
         return ["    (diff.json missing)"]
     if not (diff.added or diff.modified or diff.deleted):
         return ["    (none)"]
-    out = [f"    A {change.path} ({change.new_size} B)" for change in diff.added]
-    out += [f"    M {change.path} ({change.old_size} → {change.new_size} B)" for change in diff.modified]
-    out += [f"    D {change.path}" for change in diff.deleted]
+    from agentrig.pathnames import quote_path  # a name that is not UTF-8 shown as recorded
+
+    out = [f"    A {quote_path(change.path)} ({change.new_size} B)" for change in diff.added]
+    out += [f"    M {quote_path(change.path)} ({change.old_size} → {change.new_size} B)" for change in diff.modified]
+    out += [f"    D {quote_path(change.path)}" for change in diff.deleted]
     return out
 
 

@@ -6,6 +6,7 @@ import difflib
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from agentrig.pathnames import quote_path
 from agentrig.run.records import DiffRecord, FileChange
 
 if TYPE_CHECKING:
@@ -51,14 +52,14 @@ def diff_record(base: str, before: Snapshot | None, after: Snapshot) -> DiffReco
         old_lines = _text(_files_root(before) / path) if before is not None and path in old else []
         new_lines = _text(_files_root(after) / path) if path in new else []
         if old_lines is None or new_lines is None:
-            piece = f"Binary or large file {path} differs\n"
+            piece = f"Binary or large file {quote_path(path)} differs\n"
         else:
             piece = "".join(
                 difflib.unified_diff(
                     old_lines,
                     new_lines,
-                    fromfile=f"a/{path}" if path in old else "/dev/null",
-                    tofile=f"b/{path}" if path in new else "/dev/null",
+                    fromfile=quote_path(f"a/{path}") if path in old else "/dev/null",
+                    tofile=quote_path(f"b/{path}") if path in new else "/dev/null",
                 )
             )
             if piece and not piece.endswith("\n"):

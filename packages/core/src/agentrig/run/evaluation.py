@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 
 from agentrig.evaluation.engine import DEFAULT_TEST_TIMEOUT, OUTPUT_TAIL, tail
 from agentrig.evaluation.records import EvaluationRecord, utcnow
+from agentrig.readback import ReadbackLimits
 
 if TYPE_CHECKING:
     from agentrig.evaluation.policy import PassPolicy
@@ -37,6 +38,7 @@ def evaluate_checkpoint(
     policy: PassPolicy | None = None,
     allow_env: Collection[str] = (),
     session_timeout: float | None = None,
+    readback: ReadbackLimits | None = None,
 ) -> EvaluationRecord:
     """Evaluate the workspace after ``checkpoint`` with ``problem``'s format; never raises for a
     failing test or runtime (an infrastructure failure is recorded as one). ``timeout``: the run's
@@ -58,6 +60,7 @@ def evaluate_checkpoint(
             policy=policy,
             allow_env=frozenset(allow_env),
             session_timeout=session_timeout,
+            readback=readback,
         )
         return fmt.evaluate(problem, checkpoint, context)
     except Exception as exc:  # a format's bug is the evaluation's failure, not the run's

@@ -69,6 +69,23 @@ TRY_FILE = "try.json"
 _PARTIAL_TRY = re.compile(r"\.([1-9][0-9]{0,5})\.partial\Z")
 _TRY_NUMBER = re.compile(r"[1-9][0-9]{0,5}\Z")
 _PLAIN_NAME = re.compile(r"[A-Za-z0-9_.-]+\Z")
+#: The run directory's own entries beside the problems' directories: no problem may be called so.
+RESERVED_PROBLEM_NAMES = frozenset({RUN_FILE, RESULTS_FILE, RETRIED_FILE, "exports"})
+#: A problem directory's own entries beside its checkpoints' (``problem.json``, the attempts of
+#: ``--attempts K``: ``attempt_<i>``): no checkpoint may be called so.
+RESERVED_CHECKPOINT_NAMES = frozenset({PROBLEM_FILE})
+_ATTEMPT_NAME = re.compile(r"attempt_[0-9]+\Z", re.IGNORECASE)
+
+
+def reserved_name(name: str, kind: str) -> str | None:
+    """Why ``name`` cannot be a ``kind`` (``problem`` or ``checkpoint``) of a run: it is one of the run
+    directory's own file names (compared without case, as a case-insensitive filesystem would), or ``None``."""
+    folded = name.casefold()
+    if kind == "problem" and folded in RESERVED_PROBLEM_NAMES:
+        return f"'{name}' is reserved: the run directory keeps a file of its own under that name; rename the problem"
+    if kind == "checkpoint" and (folded in RESERVED_CHECKPOINT_NAMES or _ATTEMPT_NAME.match(name)):
+        return f"'{name}' is reserved: a problem's directory keeps an entry of its own under that name; rename the checkpoint"
+    return None
 
 
 #: The largest snapshot manifest read back (a manifest lists files, not their contents).

@@ -30,6 +30,7 @@ from agentrig.credentials import ProviderCredential
 from agentrig.evaluation.policy import PassPolicy
 from agentrig.llm.cache import ModelCallCache
 from agentrig.model_definition import ModelDefinition, ThinkingPreset
+from agentrig.readback import ReadbackLimits
 from agentrig.run.evaluation import DEFAULT_TEST_TIMEOUT
 from agentrig.run.fork import ForkPlan
 from agentrig.run.retries import RetryPolicy
@@ -126,6 +127,8 @@ class RunPlan(BaseModel):
     test_session_timeout: float | None = None
     #: ``-c verifier.KEY=VALUE``: what a task's verifier may take from the host.
     verifier: VerifierOptions = Field(default_factory=VerifierOptions)
+    #: ``-c readback.KEY=VALUE``: how much one copy back from a container or workspace may hold.
+    readback: ReadbackLimits = Field(default_factory=ReadbackLimits)
     #: ``--cache``: the model-call cache every problem's model clients use (``None``: none).
     model_cache: ModelCallCache | None = None
     #: ``--retries N`` and its backoff: a checkpoint that ended in a model or infrastructure error is tried again.

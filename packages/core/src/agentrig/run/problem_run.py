@@ -438,6 +438,8 @@ class _ProblemRun:
         report_dir = self.run_dir.guard(paths.root / REPORT_DIR)
         evaluation = not_run if not_run is not None else self._evaluate(checkpoint, report_dir)
         evaluation = agent.secrets.model(evaluation)  # the tests ran the agent's code: its output is the agent's too
+        if evaluation.left_out:
+            self.event("log", checkpoint=checkpoint.name, status="warning", message=evaluation.left_out)
         self.run_dir.write_model(paths.evaluation, evaluation)
         stop = self._stop_after(checkpoint, evaluation, report_dir)
         self._save_artifacts(checkpoint, paths)
@@ -513,6 +515,7 @@ class _ProblemRun:
             policy=self.plan.pass_policy,
             allow_env=self.plan.verifier.allow_env,
             session_timeout=self.plan.test_session_timeout,
+            readback=self.plan.readback,
         )
 
     def _save_artifacts(self, checkpoint: Checkpoint, paths: CheckpointPaths) -> None:
@@ -532,7 +535,9 @@ class _ProblemRun:
     def _snapshot(self, index: int, paths: CheckpointPaths, previous: Snapshot | None) -> Snapshot:
         """The workspace's ``snapshot/`` (unchanged files linked, not copied) and ``diff.json`` against the previous one."""
         assert self.workspace is not None
-        snapshot = self.workspace.snapshot(self.run_dir.guard(paths.snapshot), previous)
+        snapshot = self.workspace.snapshot(self.run_dir.guard(paths.snapshot), previous, self.plan.readback)
+        if snapshot.manifest.left_out:
+            self.event("log", checkpoint=self.problem.checkpoints[index].name, status="warning", message=snapshot.manifest.left_out)
         base = self.problem.checkpoints[index - 1].name if index and previous is not None else "initial"
         self.run_dir.write_model(paths.diff, diff_record(base, previous, snapshot))
         return snapshot

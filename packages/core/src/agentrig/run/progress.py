@@ -18,6 +18,7 @@ from pydantic import BaseModel, ConfigDict, SerializerFunctionWrapHandler, model
 
 from agentrig.formatting import money, tokens_text
 from agentrig.run.records import CheckpointResultLine
+from agentrig.terminal import terminal_text
 
 EventKind = Literal[
     "problem_start", "checkpoint_start", "step", "checkpoint_end", "problem_end", "log"
@@ -118,12 +119,12 @@ class ProgressDisplay:
             if self.live:
                 if event.kind == "log" and event.status in ("error", "warning"):
                     self._clear()
-                    self._write(f"{event.problem}: {event.message}\n")
+                    self._write(terminal_text(f"{event.problem}: {event.message}") + "\n")
                 self._draw(force=event.kind != "step")
             else:
                 text = self._log_text(line, event)
                 if text:
-                    self._write(text + "\n")
+                    self._write(terminal_text(text) + "\n")
 
     def _update(self, line: _Line, event: ProgressEvent) -> None:
         if event.kind == "checkpoint_start":
@@ -195,7 +196,7 @@ class ProgressDisplay:
             )
         self._clear()
         if rows:
-            self._write("\n".join(rows) + "\n")
+            self._write(terminal_text("\n".join(rows)) + "\n")
             self._drawn = len(rows)
 
     def tick(self) -> None:

@@ -21,6 +21,7 @@ from agentrig.evaluation.records import (
     Metrics,
     TestCounts,
 )
+from agentrig.pathnames import RecordedPath
 from agentrig.usage import TokenUsage
 
 SCHEMA_VERSION = 1
@@ -96,9 +97,10 @@ def check_unit(name: object, where: str) -> str:
 
 
 class FileChange(_Record):
-    """One path that differs between two snapshots; sizes in bytes, ``None`` when absent."""
+    """One path that differs between two snapshots (quoted when not UTF-8: :mod:`agentrig.pathnames`);
+    sizes in bytes, ``None`` when absent."""
 
-    path: str
+    path: RecordedPath
     old_size: int | None = None
     new_size: int | None = None
 

@@ -49,6 +49,7 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from agentrig.boundary import Seconds
 from agentrig.runtime.errors import RuntimeSetupError
 
 if TYPE_CHECKING:
@@ -87,7 +88,7 @@ class ComposeOptions(BaseModel):
     volumes: list[str] = Field(default_factory=list, description="Named volumes the task's file declares (each gets the owner labels).")
     env: dict[str, str] = Field(default_factory=dict, description="Variables the files' ${VAR} interpolation sees.")
     service: str = Field(default="main", description="The service whose container the runtime adopts.")
-    wait_timeout: float = Field(default=600.0, gt=0, description="Seconds `up --wait` may take.")
+    wait_timeout: Seconds = Field(default=600.0, description="Seconds `up --wait` may take.")
 
 
 def compose_command() -> list[str]:

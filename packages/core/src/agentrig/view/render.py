@@ -12,6 +12,7 @@ from typing import Any
 from urllib.parse import unquote
 
 from agentrig.formatting import plural
+from agentrig.pathnames import escape_undecodable
 from agentrig.report.reader import CheckpointDetail, LoadedRun, NotARunError, load_checkpoint, open_run
 from agentrig.run.layout import RESULTS_FILE, RUN_FILE
 from agentrig.view import pages
@@ -130,7 +131,8 @@ class Report:
 
     def _page(self, template: str, path: str, title: str, context: dict[str, Any]) -> Response:
         root = root_prefix(path)
-        main = self.template(template).render(root=root, **context)
+        # a file name that is not UTF-8 (the agent's) shows its bytes as \xNN, as `show` does
+        main = escape_undecodable(self.template(template).render(root=root, **context))
         # a live run's clock changes at every render and is kept out of the version: the page is
         # replaced when the run's records change, the clock counts on in the browser
         steady = _CLOCK.sub(r"\1\2", main) if 'class="clock"' in main else main

@@ -23,7 +23,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from agentrig.boundary import BoundaryError, check_nesting, nesting_message, read_problem_text, shorten
+from agentrig.boundary import BoundaryError, Duration, Seconds, check_nesting, nesting_message, read_problem_text, shorten
 
 TASK_TOML = "task.toml"
 TASK_YAML = "task.yaml"
@@ -58,7 +58,7 @@ class VerifierSection(PhaseNetwork):
 
     model_config = ConfigDict(extra="ignore")
 
-    timeout_sec: float = Field(default=600.0, gt=0)
+    timeout_sec: Seconds = 600.0
     env: dict[str, str] = Field(default_factory=dict)
     user: str | int | None = None
 
@@ -68,7 +68,7 @@ class AgentSection(PhaseNetwork):
 
     model_config = ConfigDict(extra="ignore")
 
-    timeout_sec: float | None = Field(default=600.0, gt=0)
+    timeout_sec: Seconds | None = 600.0
     user: str | int | None = None
 
 
@@ -95,7 +95,7 @@ class EnvironmentSection(BaseModel):
 
     model_config = ConfigDict(extra="ignore")
 
-    build_timeout_sec: float = Field(default=600.0, gt=0)
+    build_timeout_sec: Seconds = 600.0
     docker_image: str | None = None
     cpus: float = Field(default=1, gt=0)
     memory_mb: int = Field(default=2048, gt=0)
@@ -138,10 +138,10 @@ class HealthcheckSection(BaseModel):
     model_config = ConfigDict(extra="ignore")
 
     command: str = Field(min_length=1)
-    interval_sec: float = Field(default=5.0, ge=0)
-    timeout_sec: float = Field(default=30.0, gt=0)
-    start_period_sec: float = Field(default=0.0, ge=0)
-    start_interval_sec: float = Field(default=5.0, ge=0)
+    interval_sec: Duration = 5.0
+    timeout_sec: Seconds = 30.0
+    start_period_sec: Duration = 0.0
+    start_interval_sec: Duration = 5.0
     retries: int = Field(default=3, ge=0)
 
 
@@ -150,7 +150,7 @@ class StepAgentSection(BaseModel):
 
     model_config = ConfigDict(extra="ignore")
 
-    timeout_sec: float | None = Field(default=None, gt=0)
+    timeout_sec: Seconds | None = None
     user: str | int | None = None
 
 
@@ -164,7 +164,7 @@ class StepVerifierSection(BaseModel):
 
     model_config = ConfigDict(extra="ignore")
 
-    timeout_sec: float = Field(default=600.0, gt=0)
+    timeout_sec: Seconds = 600.0
     env: dict[str, str] = Field(default_factory=dict)
     user: str | int | None = None
 
@@ -261,7 +261,7 @@ class SolutionCommand(BaseModel):
     model_config = ConfigDict(extra="ignore")
 
     command: str
-    min_timeout_sec: float = 30.0
+    min_timeout_sec: Seconds = 30.0
     block: bool = True
     append_enter: bool = True
 
@@ -278,8 +278,8 @@ class TerminalBenchTaskConfig(BaseModel):
     category: str = "software_engineering"
     tags: list[str] = Field(default_factory=list)
     parser_name: str = "pytest"
-    max_agent_timeout_sec: float = Field(default=360.0, gt=0)
-    max_test_timeout_sec: float = Field(default=60.0, gt=0)
+    max_agent_timeout_sec: Seconds = 360.0
+    max_test_timeout_sec: Seconds = 60.0
     run_tests_in_same_shell: bool = False
 
     @model_validator(mode="before")

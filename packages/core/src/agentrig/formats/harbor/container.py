@@ -18,8 +18,11 @@ import shutil
 import socket
 import tarfile
 import tempfile
+from collections.abc import Collection, Iterator
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Any
+
+from agentrig.readback import ReadbackBudget
 
 if TYPE_CHECKING:
     import docker
@@ -89,32 +92,89 @@ def make_directories(container: Any, *targets: str) -> None:
         raise OSError(f"creating {', '.join(targets)} in container {container.name} failed")
 
 
-def read_directory(container: Any, path: str, *, limit: int = MAX_READ_BYTES) -> dict[str, bytes]:
+class _ChunkReader(io.RawIOBase):
+    """The chunks of a Docker archive stream as a file a streaming ``tarfile`` reads (nothing spooled)."""
+
+    def __init__(self, chunks: Iterator[bytes]) -> None:
+        self.chunks = chunks
+        self.pending = b""
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: Any) -> int:
+        while not self.pending:
+            try:
+                self.pending = next(self.chunks)
+            except StopIteration:
+                return 0
+        count = min(len(buffer), len(self.pending))
+        buffer[:count] = self.pending[:count]
+        self.pending = self.pending[count:]
+        return count
+
+
+def read_directory(
+    container: Any,
+    path: str,
+    *,
+    limit: int = MAX_READ_BYTES,
+    budget: ReadbackBudget | None = None,
+    dest: Path | None = None,
+    keep: Collection[str] = (),
+) -> dict[str, bytes]:
     """The regular files under ``path`` in ``container`` (relative name to content); ``{}`` when absent.
 
-    A file larger than ``limit`` keeps only its first ``limit`` bytes.
+    A file larger than ``limit`` keeps only its first ``limit`` bytes. The archive is read as a
+    stream, in its order, and files are taken while ``budget`` (:class:`~agentrig.readback.ReadbackBudget`,
+    the default limits when ``None``) allows: the rest is counted as left out (its ``left_out()`` says
+    so). The files named in ``keep`` (a reward file) are always taken and returned; with ``dest``, each
+    file taken is written under it and only those are kept in memory.
     """
     import docker.errors
 
+    budget = budget or ReadbackBudget(None, f"{path} of container {getattr(container, 'name', '?')}")
     try:
         stream, _ = container.get_archive(path)
     except docker.errors.NotFound:
         return {}
-    with tempfile.TemporaryFile() as spool:
-        for block in stream:
-            spool.write(block)
-        spool.seek(0)
-        files: dict[str, bytes] = {}
-        with tarfile.open(fileobj=spool, mode="r:") as tar:
-            for member in tar:
-                if not member.isfile():
-                    continue
-                parts = PurePosixPath(member.name).parts
-                rel = "/".join(parts[1:]) if len(parts) > 1 else parts[0]
-                handle = tar.extractfile(member)
-                if handle is not None:
-                    files[rel] = handle.read(limit)
-        return files
+    files: dict[str, bytes] = {}
+    with tarfile.open(fileobj=io.BufferedReader(_ChunkReader(iter(stream)), 1 << 20), mode="r|") as tar:
+        for member in tar:
+            if not member.isfile():
+                continue
+            parts = PurePosixPath(member.name).parts
+            rel = "/".join(parts[1:]) if len(parts) > 1 else parts[0]
+            if rel not in keep and not budget.take(min(member.size, limit)):
+                continue
+            handle = tar.extractfile(member)
+            if handle is None:
+                continue
+            data = handle.read(limit)
+            if dest is not None and rel not in keep:
+                _write_inside(dest, rel, data)
+            else:
+                files[rel] = data
+                if dest is not None:
+                    _write_inside(dest, rel, data)
+    return files
+
+
+def _write_inside(dest: Path, rel: str, data: bytes) -> None:
+    """``data`` written to ``dest/rel`` when ``rel`` is a plain relative path (no ``..``, not absolute);
+    a link in the way is replaced, never followed (no fsync: a raw report, committed with its checkpoint)."""
+    from agentrig.boundary import guard
+
+    parts = PurePosixPath(rel).parts
+    if not parts or PurePosixPath(rel).is_absolute() or any(part in ("", ".", "..") for part in parts):
+        return
+    target = guard(dest, dest.joinpath(*parts))
+    target.parent.mkdir(parents=True, exist_ok=True)
+    if target.is_symlink():
+        target.unlink()
+    fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0), 0o644)
+    with os.fdopen(fd, "wb") as handle:
+        handle.write(data)
 
 
 def extract_image_directory(client: docker.DockerClient, image: str, path: str, dest: Path) -> bool:
@@ -178,14 +238,18 @@ def _extract_once(client: docker.DockerClient, image: str, path: str, staging: P
             spool.seek(0)
             with tarfile.open(fileobj=spool, mode="r:") as tar:
                 members = []
+                budget = ReadbackBudget(None, f"the working directory {path} of image {image}")
                 for member in tar.getmembers():
                     parts = PurePosixPath(member.name).parts
                     if len(parts) < 2 or member.isdev():
                         continue  # the directory itself, devices
+                    if not member.isdir() and not budget.take(member.size if member.isfile() else 0):
+                        continue
                     member.name = "/".join(parts[1:])
                     members.append(member)
                 kwargs: dict[str, Any] = {"filter": "tar"} if hasattr(tarfile, "tar_filter") else {}
                 tar.extractall(staging, members=members, **kwargs)
+                budget.report()
         return True
     finally:
         try:

@@ -48,7 +48,7 @@ class HarborFormat(ProblemFormat):
         with verifier_phase(context.runtime):
             return run_verifier(
                 _task(problem), context.runtime, report_dir=context.report_dir, policy=context.policy,
-                allow_env=context.allow_env, checkpoint=checkpoint,
+                allow_env=context.allow_env, checkpoint=checkpoint, readback=context.readback,
             )
 
     def prepare_checkpoint(self, problem: Problem, checkpoint: Checkpoint, runtime: Runtime, workspace: Path) -> None:

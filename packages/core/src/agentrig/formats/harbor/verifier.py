@@ -36,6 +36,7 @@ from typing import TYPE_CHECKING, Any
 from agentrig.formats.harbor.config import SolutionCommand, TaskConfigError, resolve_env
 from agentrig.formats.harbor.reward import RewardError, parse_reward
 from agentrig.formats.harbor.task import HarborTask
+from agentrig.readback import ReadbackLimits
 from agentrig.runtime.interface import Invocation
 from agentrig.scratch import temporary_directory
 
@@ -101,19 +102,20 @@ def parse_pytest_summary(output: str) -> list[TestResult]:
     return list(results.values())
 
 
+#: The verifier's files the verdict is read from (kept in memory; the others go straight to disk).
+REWARD_FILES = ("reward.json", "reward.txt")
+
+
 def _save_report(report_dir: Path | None, files: dict[str, bytes], output: str) -> str:
-    """Write the verifier's files and output beside evaluation.json (when there is a place for them);
-    the name of the report the verdict comes from (the reward file, else the output)."""
+    """Write the verifier's output beside evaluation.json (when there is a place for it; its files
+    are written there as they are read); the name of the report the verdict comes from (the reward
+    file, else the output)."""
     if report_dir is not None:
         from agentrig.atomic import write_bytes_atomic
 
         report_dir.mkdir(parents=True, exist_ok=True)
-        for name, data in files.items():
-            target = report_dir / "verifier" / name
-            target.parent.mkdir(parents=True, exist_ok=True)
-            write_bytes_atomic(target, data)
         write_bytes_atomic(report_dir / TEST_OUTPUT, output.encode("utf-8", errors="replace"))
-    for name in ("reward.json", "reward.txt"):  # the one parse_reward reads
+    for name in REWARD_FILES:  # the one parse_reward reads
         if name in files:
             return f"verifier/{name}"
     return TEST_OUTPUT
@@ -128,12 +130,15 @@ def run_verifier(
     timeout: float | None = None,
     allow_env: Collection[str] = (),
     checkpoint: Checkpoint | None = None,
+    readback: ReadbackLimits | None = None,
 ) -> EvaluationRecord:
     """Verify the agent's work on ``task`` (on ``checkpoint``'s step of a multi-step task) in
     ``runtime``'s container; never raises for a broken verifier.
 
     ``allow_env`` names the credentials (``OPENAI_API_KEY``, ...) the task's ``[verifier] env``
     may take from the host (``-c verifier.allow_env=[...]``); others are never expanded.
+    ``readback``: how much of ``/logs/verifier`` is copied back (``-c readback.*``); what is left
+    out is said in the record's ``left_out``.
     """
     from agentrig.evaluation.engine import finish, tail
     from agentrig.evaluation.policy import deciding_policy
@@ -148,7 +153,7 @@ def run_verifier(
         container, env = _upload_tests(task, runtime, allow_env, checkpoint)
         limit = timeout or task.verifier_timeout(checkpoint)
         result, output = _run_tests(runtime, command, env, limit, record)
-        files = _collect_report(container, report_dir, output, record)
+        files = _collect_report(container, report_dir, output, record, readback)
         record.elapsed = time.monotonic() - clock
         if task.kind == "terminal-bench":
             tests, score = _terminal_bench_verdict(task, command, result, output)
@@ -222,12 +227,21 @@ def _run_tests(
     return result, output
 
 
-def _collect_report(container: Any, report_dir: Path | None, output: str, record: EvaluationRecord) -> dict[str, bytes]:
-    """What the verifier wrote under ``/logs/verifier``, saved with its output as the raw report."""
+def _collect_report(
+    container: Any, report_dir: Path | None, output: str, record: EvaluationRecord, readback: ReadbackLimits | None
+) -> dict[str, bytes]:
+    """What the verifier wrote under ``/logs/verifier`` (within the read-back limits), saved with its
+    output as the raw report; the reward files."""
     from agentrig.formats.harbor.container import read_directory
+    from agentrig.readback import ReadbackBudget
 
+    budget = ReadbackBudget(readback, f"the verifier's {VERIFIER_LOGS}")
     try:
-        files = read_directory(container, VERIFIER_LOGS)
+        if report_dir is not None:
+            report_dir.mkdir(parents=True, exist_ok=True)
+        dest = report_dir / "verifier" if report_dir is not None else None
+        files = read_directory(container, VERIFIER_LOGS, budget=budget, dest=dest, keep=REWARD_FILES)
+        record.left_out = budget.left_out()
     except Exception as exc:
         raise _Broken(f"reading {VERIFIER_LOGS} failed: {type(exc).__name__}: {exc}", output) from None
     try:
@@ -329,5 +343,5 @@ def run_solution(task: HarborTask, runtime: Runtime, checkpoint: Checkpoint | No
         put_directory(container, solution_bundle(task, Path(staging), checkpoint), SOLUTION_DIR, user=getattr(runtime, "user", None))
     timeout = task.agent_timeout(checkpoint)
     result = runtime.exec(Invocation(solution_command(task, checkpoint), env=env, timeout=timeout))
-    log = read_directory(container, AGENT_LOGS).get("oracle.txt", b"").decode("utf-8", errors="replace")
+    log = read_directory(container, f"{AGENT_LOGS}/oracle.txt").get("oracle.txt", b"").decode("utf-8", errors="replace")
     return (None if result.timed_out else result.exit_code), log or (result.stdout + result.stderr)
