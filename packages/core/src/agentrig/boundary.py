@@ -251,9 +251,9 @@ def record_limit() -> int:
 
 def record_too_large(path: Path, size: int | None, limit: int) -> BoundaryError:
     """The one line for a file of a run directory larger than ``limit`` (``size`` when known): not read."""
-    actual = f" ({_size(size)})" if size is not None else ""
+    actual = f" ({size_text(size)})" if size is not None else ""
     return BoundaryError(
-        f"{path}: file is larger than {_size(limit)}{actual}; not read (raise the limit with {RECORD_LIMIT_ENV}=BYTES)"
+        f"{path}: file is larger than {size_text(limit)}{actual}; not read (raise the limit with {RECORD_LIMIT_ENV}=BYTES)"
     )
 
 
