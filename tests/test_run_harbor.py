@@ -138,6 +138,11 @@ def test_resume_redoes_an_unfinished_task(tmp_path: Path, fake_openai_server) ->
     assert (out / "tb-reverse" / "task" / "evaluation.json").read_bytes() == before  # not redone
     greeting = _evaluation(out, "greeting")
     assert (greeting.score, greeting.report) == (0.0, "verifier/reward.json")
+    # the verifier's CTRF report (verifier/ctrf.json) gives the tests; the reward stays the verdict
+    assert [(t.id, t.outcome) for t in greeting.tests] == [
+        ("test_outputs.py::test_greets_the_world", "failed"), ("test_outputs.py::test_greets_the_name_it_is_given", "failed"),
+    ]
+    assert greeting.tests[0].message == "AssertionError: greet.sh world printed 'hi'"
 
 
 def test_bad_input_through_the_cli(tmp_path: Path, fake_openai_server) -> None:
@@ -201,6 +206,10 @@ def test_oracle_solves_every_fixture_task(tmp_path: Path, fake_openai_server) ->
     assert lines["multi-reward"].metrics == {"correctness": 1.0, "performance": 1.0}
     assert lines["greeting"].metrics == {"reward": 1.0, "checks": 1.0} and lines["word-count"].metrics == {"reward": 1.0}
     assert _evaluation(out, "greeting").report == "verifier/reward.json"
+    greeting = _evaluation(out, "greeting")
+    assert [t.outcome for t in greeting.tests] == ["passed", "passed"] and greeting.counts is not None
+    assert (greeting.counts.passed, greeting.counts.total) == (2, 2)
+    assert (out / "greeting" / "task" / "evaluation" / "verifier" / "ctrf.json").is_file()
     assert (out / "word-count" / "task" / "snapshot" / "files" / "count.txt").read_text() == "4\n"
     assert "4 solved" in proc.stdout
 

@@ -149,6 +149,16 @@ def finish(record: EvaluationRecord, tests: list[TestResult], score: float | Non
     Used by the engine; a format that runs its tests its own way (a reward
     file read from a container) calls it to build the same record.
     """
+    attach_tests(record, tests)
+    record.score = _score(record, score)
+    record.policy = str(policy)
+    record.passed = policy.decide(record)
+    return record
+
+
+def attach_tests(record: EvaluationRecord, tests: list[TestResult]) -> EvaluationRecord:
+    """Record ``tests`` with their counts and groups; the verdict is not touched (:func:`finish` decides
+    from them; a format whose verdict is a reward attaches its report's tests after deciding)."""
     record.tests = tests
     if tests:
         record.counts = TestCounts.of(tests)
@@ -156,9 +166,6 @@ def finish(record: EvaluationRecord, tests: list[TestResult], score: float | Non
         for test in tests:
             groups.setdefault(test.group, TestCounts()).add(test.outcome)
         record.groups = dict(sorted(groups.items()))
-    record.score = _score(record, score)
-    record.policy = str(policy)
-    record.passed = policy.decide(record)
     return record
 
 

@@ -230,3 +230,62 @@ def parse_reward(data: bytes, name: str = "reward.txt") -> float:
     if not 0.0 <= reward <= 1.0:
         raise ReportError(f"{name}: the reward {reward:g} is outside [0, 1]")
     return reward
+
+
+#: CTRF's test statuses (https://ctrf.io: ``passed``, ``failed``, ``skipped``, ``pending``, ``other``) as outcomes.
+_CTRF_OUTCOMES: dict[str, TestOutcome] = {
+    "passed": "passed", "failed": "failed", "skipped": "skipped", "pending": "skipped", "other": "error",
+}
+#: The most tests read from one CTRF report (a report listing more is refused).
+CTRF_MAX_TESTS = 100_000
+
+
+def parse_ctrf(data: bytes, name: str = "ctrf.json") -> list[TestResult]:
+    """The tests of a CTRF report (``pytest --ctrf FILE``, pytest-json-ctrf: what Harbor's verifiers write to
+    ``/logs/verifier/ctrf.json``): ``results.tests[]`` with ``name``, ``status``, ``duration`` and ``message``
+    or ``trace``; :class:`ReportError` in one line for anything else.
+
+    CTRF counts durations in milliseconds; pytest-json-ctrf (``results.tool.name`` ``pytest``) writes seconds.
+    A failure's message is the first ``E`` line of its trace (pytest's own), else its ``message``."""
+    try:
+        report = json.loads(data)
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise ReportError(f"{name}: not a JSON document ({shorten(str(exc))})") from None
+    except RecursionError:
+        raise ReportError(f"{name}: nested too deeply to read") from None
+    results = report.get("results") if isinstance(report, dict) else None
+    entries = results.get("tests") if isinstance(results, dict) else None
+    if not isinstance(results, dict) or not isinstance(entries, list):
+        raise ReportError(f"{name}: not a CTRF report (expected an object with a 'results.tests' list)")
+    if len(entries) > CTRF_MAX_TESTS:
+        raise ReportError(f"{name}: {len(entries)} tests, more than {CTRF_MAX_TESTS} read")
+    tool = results.get("tool")
+    unit = 1.0 if isinstance(tool, dict) and tool.get("name") == "pytest" else 1000.0
+    tests: list[TestResult] = []
+    for index, entry in enumerate(entries):
+        if not isinstance(entry, dict) or not isinstance(entry.get("name"), str) or "status" not in entry:
+            raise ReportError(f"{name}: results.tests[{index}]: expected an object with 'name' and 'status'")
+        outcome = _CTRF_OUTCOMES.get(str(entry["status"]))
+        if outcome is None:
+            raise ReportError(f"{name}: results.tests[{index}].status: unknown status '{shorten(repr(entry['status']), 40)}'")
+        duration = entry.get("duration")
+        seconds = duration / unit if isinstance(duration, (int, float)) and not isinstance(duration, bool) else None
+        tests.append(
+            TestResult(
+                id=shorten(entry["name"], 500),
+                outcome=outcome,
+                duration=seconds if seconds is not None and math.isfinite(seconds) and seconds >= 0 else None,
+                message=None if outcome == "passed" else short_message(_ctrf_message(entry)),
+            )
+        )
+    return tests
+
+
+def _ctrf_message(entry: dict[str, Any]) -> str | None:
+    trace = entry.get("trace")
+    if isinstance(trace, str):
+        for line in trace.splitlines():
+            if line.startswith("E ") and line[1:].strip():
+                return line[1:].strip()
+    message = entry.get("message")
+    return message if isinstance(message, str) else None

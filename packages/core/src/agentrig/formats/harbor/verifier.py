@@ -26,6 +26,7 @@ the working directory with ``[solution] env``, its output in
 
 from __future__ import annotations
 
+import logging
 import re
 import shlex
 import time
@@ -39,6 +40,8 @@ from agentrig.formats.harbor.task import HarborTask
 from agentrig.readback import ReadbackLimits
 from agentrig.runtime.interface import Invocation
 from agentrig.scratch import temporary_directory
+
+log = logging.getLogger(__name__)
 
 if TYPE_CHECKING:
     from docker.models.containers import Container
@@ -104,6 +107,8 @@ def parse_pytest_summary(output: str) -> list[TestResult]:
 
 #: The verifier's files the verdict is read from (kept in memory; the others go straight to disk).
 REWARD_FILES = ("reward.json", "reward.txt")
+#: The per-test report Harbor's verifiers write (``pytest --ctrf /logs/verifier/ctrf.json``).
+CTRF_FILE = "ctrf.json"
 
 
 def _save_report(report_dir: Path | None, files: dict[str, bytes], output: str) -> str:
@@ -140,7 +145,7 @@ def run_verifier(
     ``readback``: how much of ``/logs/verifier`` is copied back (``-c readback.*``); what is left
     out is said in the record's ``left_out``.
     """
-    from agentrig.evaluation.engine import finish, tail
+    from agentrig.evaluation.engine import attach_tests, finish, tail
     from agentrig.evaluation.policy import deciding_policy
     from agentrig.evaluation.records import EvaluationRecord, utcnow
 
@@ -158,7 +163,8 @@ def run_verifier(
         if task.kind == "terminal-bench":
             tests, score = _terminal_bench_verdict(task, command, result, output)
             return finish(record, tests, score, decide)
-        return finish(record, [], _reward_score(files, command, result, output, limit, record), decide)
+        finish(record, [], _reward_score(files, command, result, output, limit, record), decide)
+        return attach_tests(record, _ctrf_tests(files))  # the reward decided; the tests say which passed
     except _Broken as exc:
         record.error = str(exc)
         record.infrastructure_failure = True
@@ -240,7 +246,7 @@ def _collect_report(
         if report_dir is not None:
             report_dir.mkdir(parents=True, exist_ok=True)
         dest = report_dir / "verifier" if report_dir is not None else None
-        files = read_directory(container, VERIFIER_LOGS, budget=budget, dest=dest, keep=REWARD_FILES)
+        files = read_directory(container, VERIFIER_LOGS, budget=budget, dest=dest, keep=(*REWARD_FILES, CTRF_FILE))
         record.left_out = budget.left_out()
     except Exception as exc:
         raise _Broken(f"reading {VERIFIER_LOGS} failed: {type(exc).__name__}: {exc}", output) from None
@@ -249,6 +255,21 @@ def _collect_report(
     except OSError as exc:
         raise _Broken(f"saving the verifier's report failed: {exc}", output) from None
     return files
+
+
+def _ctrf_tests(files: dict[str, bytes]) -> list[TestResult]:
+    """The tests of the verifier's CTRF report, when it wrote one (a broken one is logged and left out:
+    the reward is the verdict)."""
+    from agentrig.evaluation.parsers import ReportError, parse_ctrf
+
+    data = files.get(CTRF_FILE)
+    if data is None:
+        return []
+    try:
+        return parse_ctrf(data, f"{VERIFIER_LOGS}/{CTRF_FILE}")
+    except ReportError as exc:
+        log.warning("%s; its tests are not recorded", exc)
+        return []
 
 
 def _terminal_bench_verdict(task: HarborTask, command: str, result: RuntimeResult, output: str) -> tuple[list[TestResult], float | None]:
