@@ -72,14 +72,17 @@ def test_local_sandbox_hides_agentrigs_environment(tmp_path: Path, fake_openai_s
         )
         assert proc.returncode == 0, proc.stderr
 
-    run(leaked)  # the unsandboxed local runtime: the probe works, the key lands in the run directory
-    assert API_KEY in _run_dir_text(leaked)
+    # the unsandboxed local runtime: the probe works, the key reaches the agent's output (where the one scrub
+    # every recorded step passes through redacts it: the key itself is in no file either way)
+    run(leaked)
+    leaked_text = _run_dir_text(leaked)
+    assert "[redacted]" in leaked_text and API_KEY not in leaked_text
     run(sandboxed, "-c", "runtime.sandbox=bwrap")
     (line,) = (sandboxed / "results.jsonl").read_text().splitlines()
     assert CheckpointResultLine.model_validate_json(line).passed is True
     text = _run_dir_text(sandboxed)
     assert "/proc/$PPID/environ" in text  # the command ran and was recorded
-    assert API_KEY not in text
+    assert API_KEY not in text and "[redacted]" not in text  # the key never reached the agent
 
 
 def test_local_sandbox_cannot_read_agentrigs_credential_files(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

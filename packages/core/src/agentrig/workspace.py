@@ -467,7 +467,7 @@ def check_manifest(snapshot: Path, manifest: SnapshotManifest) -> None:
         except BoundaryError as exc:
             raise WorkspaceError(f"{exc}; the snapshot is not restored") from None
         parts = path.split("/")
-        if "." in parts or "" in parts or "\\" in path:
+        if "." in parts or "" in parts:  # a backslash is a character of a POSIX name, not a separator
             raise WorkspaceError(f"{where}: '{shown}' is not a plain relative path; the snapshot is not restored")
         if path in seen:
             raise WorkspaceError(f"{where}: '{shown}' is listed twice; the snapshot is not restored")
