@@ -19,7 +19,7 @@ from agentrig.metrics.record import record_quality
 from agentrig.metrics.records import QualityRecord
 from agentrig.registry import get_registry
 
-ALL = ["size", "lint", "complexity", "patterns", "waste", "duplication"]
+ALL = ["size", "lint", "complexity", "patterns", "waste", "duplication", "slopcode"]
 
 FIRST = '''\
 import os
