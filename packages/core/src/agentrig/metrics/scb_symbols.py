@@ -81,13 +81,14 @@ def complexity_of(node: ast.AST) -> int:
 
 def statements_of(node: ast.AST, elif_nodes: set[ast.If]) -> int:
     """The statements under ``node`` as the benchmark counts them."""
-    count = 0
-    for child in _under(node):
-        if isinstance(child, _STATEMENTS) or (isinstance(child, ast.If) and child not in elif_nodes):
-            count += 1
-        elif isinstance(child, ast.ImportFrom) and child.module != "__future__":
-            count += 1
-    return count
+    def counted(child: ast.AST) -> bool:
+        if isinstance(child, ast.If):
+            return child not in elif_nodes
+        if isinstance(child, ast.ImportFrom):
+            return child.module != "__future__"
+        return isinstance(child, _STATEMENTS)
+
+    return sum(1 for child in _under(node) if counted(child))
 
 
 def _variable(node: ast.stmt) -> str | None:
@@ -104,8 +105,9 @@ def symbols_of(tree: ast.Module, text: str) -> list[Symbol]:
     elif_nodes = elifs(tree, text.splitlines())
     found: list[Symbol] = []
 
-    def measured(node: ast.AST, name: str, kind: str, base: int) -> Symbol:
-        first, last = getattr(node, "lineno", 1), getattr(node, "end_lineno", None) or getattr(node, "lineno", 1)
+    def measured(node: ast.stmt, name: str, kind: str, base: int) -> Symbol:
+        first = node.lineno
+        last = node.end_lineno or first
         return Symbol(name, kind, first, base + complexity_of(node), statements_of(node, elif_nodes), last - first + 1)
 
     def visit(body: list[ast.stmt], parent_class: str | None, module_level: bool) -> None:
