@@ -236,3 +236,15 @@ def test_slopcode_scores_are_averaged_over_problems_and_shown_per_checkpoint(run
     assert "EROSION" in table.splitlines()[0]
     erosion = [figure(quality(a, "erosion", f"checkpoint_{i}"), "slopcode", "erosion") for i in (1, 2, 3)]
     assert f"{erosion[2]:.2f}" in table.splitlines()[3]
+
+
+def test_records_written_before_the_waste_rename_still_show_their_wrappers() -> None:
+    from agentrig.metrics.records import MetricResult, QualityRecord
+    from agentrig.report.quality import headline_figures
+
+    old = QualityRecord(checkpoint="checkpoint_1", files=1, metrics={"waste": MetricResult(
+        status="ok", figures={"trivial_wrappers": 2.0, "single_use_functions": 3.0, "unused_functions": 0.0})})
+    new = QualityRecord(checkpoint="checkpoint_1", files=1, metrics={"waste": MetricResult(
+        status="ok", figures={"passthrough_wrappers": 1.0, "single_reference_functions": 4.0, "trivial_wrappers": 9.0})})
+    assert headline_figures(old) == {"wrappers": 2.0, "single_use": 3.0}
+    assert headline_figures(new) == {"wrappers": 1.0, "single_use": 4.0}  # the current name wins

@@ -44,6 +44,8 @@ class Headline:
     figure: str
     label: str
     combine: Combine
+    #: The figure's name in records written before it was renamed (read when ``figure`` is absent).
+    former: str | None = None
 
 
 HEADLINES = (
@@ -56,8 +58,9 @@ HEADLINES = (
     Headline("nesting", "complexity", "max_nesting", "max nesting", "max"),
     Headline("duplicated", "duplication", "cloned_lines", "duplicated lines", "sum"),
     Headline("patterns", "patterns", "violations", "AST pattern violations", "sum"),
-    Headline("wrappers", "waste", "trivial_wrappers", "trivial wrappers", "sum"),
-    Headline("single_use", "waste", "single_use_functions", "single-use functions", "sum"),
+    Headline("wrappers", "waste", "passthrough_wrappers", "pass-through wrappers", "sum", former="trivial_wrappers"),
+    Headline("single_use", "waste", "single_reference_functions", "single-reference functions", "sum",
+             former="single_use_functions"),
     Headline("erosion", "slopcode", "erosion", "erosion (SlopCodeBench)", "average"),
     Headline("verbosity", "slopcode", "verbosity", "verbosity (SlopCodeBench)", "average"),
     Headline("high_cc_mass", "slopcode", "mass.high_cc_pct", "% of complexity mass over CC 10", "average"),
@@ -112,7 +115,11 @@ def headline_figures(record: QualityRecord) -> dict[str, float]:
     out: dict[str, float] = {}
     for headline in HEADLINES:
         result = record.metrics.get(headline.metric)
-        value = result.figures.get(headline.figure) if result is not None and result.status == "ok" else None
+        value = None
+        if result is not None and result.status == "ok":
+            value = result.figures.get(headline.figure)
+            if value is None and headline.former is not None:
+                value = result.figures.get(headline.former)
         if isinstance(value, (int, float)) and math.isfinite(value):
             out[headline.key] = float(value)
     return out

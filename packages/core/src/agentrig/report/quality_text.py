@@ -13,7 +13,7 @@ from agentrig.report.quality_growth import FunctionGrowth
 #: Column titles of the table per checkpoint.
 SHORT = {"loc": "loc", "lint": "lint", "functions": "functions", "cc_mean": "CC mean", "cc_max": "CC max",
          "high_cc": "CC>10", "nesting": "nesting", "duplicated": "dup lines", "patterns": "patterns",
-         "wrappers": "wrappers", "single_use": "single-use", "erosion": "erosion", "verbosity": "verbosity",
+         "wrappers": "wrappers", "single_use": "single-ref", "erosion": "erosion", "verbosity": "verbosity",
          "high_cc_mass": "CC>10 mass %"}
 
 
