@@ -19,7 +19,7 @@ from agentrig.metrics.record import record_quality
 from agentrig.metrics.records import QualityRecord
 from agentrig.registry import get_registry
 
-ALL = ["size", "lint", "complexity", "patterns", "waste", "duplication"]
+ALL = ["size", "lint", "complexity", "patterns", "waste", "duplication", "slopcode"]
 
 FIRST = '''\
 import os
@@ -151,10 +151,10 @@ def test_figures_of_a_snapshot(tmp_path: Path) -> None:
     patterns = record.metrics["patterns"].figures
     assert patterns["rule.mutable-default-argument"] == 1 and patterns["violations"] >= 1
     waste = record.metrics["waste"].details
-    assert [w["name"] for w in waste["trivial_wrappers"]] == ["wrapper"]
-    assert {w["name"] for w in waste["single_use_functions"]} >= {"helper", "wrapper"}
+    assert [w["name"] for w in waste["passthrough_wrappers"]] == ["wrapper"]
+    assert {w["name"] for w in waste["single_reference_functions"]} >= {"helper", "wrapper"}
     duplication = record.metrics["duplication"].figures
-    assert duplication["clone_groups"] == 1 and duplication["clone_instances"] == 2 and duplication["cloned_lines"] == 16
+    assert duplication["clone_groups"] == 1 and duplication["cloned_blocks"] == 2 and duplication["cloned_lines"] == 16
 
 
 def test_quality_json_has_the_delta_and_stays_inside_the_run(tmp_path: Path) -> None:

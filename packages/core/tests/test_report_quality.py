@@ -217,3 +217,34 @@ def test_a_report_finds_each_problem_s_quality_by_the_run_s_index(runs: tuple[Pa
             point, notices = checkpoint_quality(run, entry)
             assert point is not None and point.checkpoint == entry.checkpoint and notices == []
     assert _CountingList.passes <= 2  # this loop's own pass and the index's
+
+
+def test_slopcode_scores_are_averaged_over_problems_and_shown_per_checkpoint(runs: tuple[Path, Path],
+                                                                             capsys: pytest.CaptureFixture[str]) -> None:
+    a = runs[0]
+    last = [figure(quality(a, "erosion", "checkpoint_3"), "slopcode", "erosion"),
+            figure(quality(a, "steady", "checkpoint_2"), "slopcode", "erosion")]
+    first = [figure(quality(a, "erosion", "checkpoint_1"), "slopcode", "erosion"),
+             figure(quality(a, "steady", "checkpoint_1"), "slopcode", "erosion")]
+    totals = json.loads(cli(capsys, "show", str(a), "--json")[0])["quality"]["totals"]
+    assert totals["final"]["erosion"] == pytest.approx(sum(last) / 2)  # each problem alike, as SlopCodeBench averages
+    assert totals["growth"]["erosion"] == pytest.approx((sum(last) - sum(first)) / 2)
+    assert "verbosity" not in totals["final"]  # no ast-grep rules named: the benchmark's verbosity is not computed
+    out, _ = cli(capsys, "show", str(a))
+    assert f"erosion (SlopCodeBench): {sum(last) / 2:.2f}" in next(x for x in out.splitlines() if x.startswith("code quality"))
+    table = cli(capsys, "show", str(a), "erosion")[0].split("code quality per checkpoint (change since the previous one):\n")[1]
+    assert "EROSION" in table.splitlines()[0]
+    erosion = [figure(quality(a, "erosion", f"checkpoint_{i}"), "slopcode", "erosion") for i in (1, 2, 3)]
+    assert f"{erosion[2]:.2f}" in table.splitlines()[3]
+
+
+def test_records_written_before_the_waste_rename_still_show_their_wrappers() -> None:
+    from agentrig.metrics.records import MetricResult, QualityRecord
+    from agentrig.report.quality import headline_figures
+
+    old = QualityRecord(checkpoint="checkpoint_1", files=1, metrics={"waste": MetricResult(
+        status="ok", figures={"trivial_wrappers": 2.0, "single_use_functions": 3.0, "unused_functions": 0.0})})
+    new = QualityRecord(checkpoint="checkpoint_1", files=1, metrics={"waste": MetricResult(
+        status="ok", figures={"passthrough_wrappers": 1.0, "single_reference_functions": 4.0, "trivial_wrappers": 9.0})})
+    assert headline_figures(old) == {"wrappers": 2.0, "single_use": 3.0}
+    assert headline_figures(new) == {"wrappers": 1.0, "single_use": 4.0}  # the current name wins

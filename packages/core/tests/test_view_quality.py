@@ -68,6 +68,8 @@ def test_index_erosion_plots_one_line_per_run(report: tuple[Path, list[Path]], p
     assert titles[:4] == ["lines of code", "lint violations", "mean CC", "max CC"]
     cc = drawn(page, "#quality-plot-cc_max")[0]
     assert cc["label"] == "max CC" and cc["ticks"][0] == "0"
+    assert "erosion (SlopCodeBench)" in titles and "verbosity (SlopCodeBench)" not in titles  # no ast-grep rules named
+    assert drawn(page, "#quality-plot-erosion")[0]["label"] == "erosion (SlopCodeBench)"
     legend = page.locator("#quality-plot-cc_max .legend-item").all_inner_texts()
     assert legend == ["[1] react · openai/gpt-4o-mini", "[2] react · openai/gpt-4o-mini"]
     page.locator("#quality-plot-cc_max").scroll_into_view_if_needed()

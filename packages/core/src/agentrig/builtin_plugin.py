@@ -159,4 +159,7 @@ def agentrig_metrics() -> list[MetricSpec]:
                    metric=f"{metrics}.waste:WasteMetric"),
         MetricSpec(name="duplication", description="Duplicated code: functions and blocks equal up to names and constants.",
                    metric=f"{metrics}.duplication:DuplicationMetric"),
+        MetricSpec(name="slopcode", description="SlopCodeBench's headline figures by its definitions: erosion, "
+                   "verbosity, symbols, complexity extremes, concentration and mass, waste, ast-grep per category.",
+                   metric=f"{metrics}.slopcode:SlopCodeMetric"),
     ]

@@ -178,8 +178,8 @@ def agentrig_metrics() -> list[MetricSpec]:
     evaluate --metrics``). Return a list of :class:`agentrig.MetricSpec` naming each metric's
     implementation by import path (a :class:`agentrig.metrics.interface.Metric`), with the
     languages it reads. Import no analysis tool here: the core declares its ``size``, ``lint``
-    (ruff), ``complexity`` (radon), ``patterns`` (ast-grep), ``waste`` and ``duplication`` metrics
-    through this same hook and imports or runs the tools only when a metric is computed.
+    (ruff), ``complexity`` (radon), ``patterns`` (ast-grep), ``waste``, ``duplication`` and ``slopcode``
+    metrics through this same hook and imports or runs the tools only when a metric is computed.
     """
 
 

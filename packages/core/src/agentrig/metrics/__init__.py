@@ -2,7 +2,7 @@
 ``<checkpoint>/quality.json``, with the delta from the previous checkpoint.
 
 Metrics are plugins (``agentrig_metrics``); the core's own (``size``, ``lint``, ``complexity``,
-``patterns``, ``waste``, ``duplication``) come through the same hook. Nothing here imports an
+``patterns``, ``waste``, ``duplication``, ``slopcode``) come through the same hook. Nothing here imports an
 analysis tool at import time: radon is imported, ruff and ast-grep are run, only when a metric is
 computed. See ``docs/metrics.md``.
 """

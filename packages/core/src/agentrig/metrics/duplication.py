@@ -49,7 +49,8 @@ def _units(sources: SnapshotSources) -> dict[str, list[tuple[str, int, int]]]:
 
 
 class DuplicationMetric(Metric):
-    """Figures: ``clone_groups`` (shapes found more than once), ``clone_instances``, ``cloned_lines``
+    """Figures: ``clone_groups`` (shapes found more than once), ``cloned_blocks`` (their copies),
+    ``cloned_lines``
     (lines inside any instance, each line counted once) and ``clone_ratio`` (of all lines of the
     snapshot's files). Blocks inside a larger clone are not counted again. Details: the largest groups."""
 
@@ -68,7 +69,7 @@ class DuplicationMetric(Metric):
                 covered[path].update(range(first, last + 1))
         total = sum(source.text.count("\n") + (not source.text.endswith("\n") and bool(source.text)) for source in sources.files)
         cloned = sum(len(lines) for lines in covered.values())
-        figures = {"clone_groups": float(len(kept)), "clone_instances": float(sum(len(g) for g in kept)),
+        figures = {"clone_groups": float(len(kept)), "cloned_blocks": float(sum(len(g) for g in kept)),
                    "cloned_lines": float(cloned), "clone_ratio": cloned / total if total else 0.0}
         details = {"groups": [{"lines": g[0][2] - g[0][1] + 1, "instances": [f"{p}:{a}-{b}" for p, a, b in g]} for g in kept[:20]]}
         return figures, details

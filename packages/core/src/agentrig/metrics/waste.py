@@ -1,5 +1,8 @@
-"""``waste``: trivial wrappers (a function that only passes its arguments on to another call) and
-single-use functions (defined, and called from exactly one place), read from the syntax trees."""
+"""``waste``: pass-through wrappers (a function that only passes its arguments on to another call) and
+single-reference functions (defined, and referenced from exactly one place), read from the syntax trees.
+
+These are agentrig's own definitions, named apart from SlopCodeBench's *trivial wrappers* and
+*single-use functions* (the ``slopcode`` metric), which count otherwise."""
 
 from __future__ import annotations
 
@@ -61,8 +64,8 @@ def _candidate(node: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
 
 
 class WasteMetric(Metric):
-    """Figures: ``trivial_wrappers``, ``single_use_functions`` (referenced from exactly one place in the
-    snapshot), ``unused_functions`` (referenced from none). Details: each one's file, name and line."""
+    """Figures: ``passthrough_wrappers``, ``single_reference_functions`` (referenced from exactly one place
+    in the snapshot), ``unused_functions`` (referenced from none). Details: each one's file, name and line."""
 
     def compute(self, sources: SnapshotSources) -> tuple[dict[str, float], dict[str, Any]]:
         """Walk every file's tree once for definitions and once for references."""
@@ -80,6 +83,6 @@ class WasteMetric(Metric):
         candidates = [(path, node) for path, node in defined if _candidate(node)]
         single = [{"file": p, "name": n.name, "line": n.lineno} for p, n in candidates if references[n.name] == 1]
         unused = [{"file": p, "name": n.name, "line": n.lineno} for p, n in candidates if references[n.name] == 0]
-        figures = {"trivial_wrappers": float(len(wrappers)), "single_use_functions": float(len(single)),
+        figures = {"passthrough_wrappers": float(len(wrappers)), "single_reference_functions": float(len(single)),
                    "unused_functions": float(len(unused))}
-        return figures, {"trivial_wrappers": wrappers, "single_use_functions": single, "unused_functions": unused}
+        return figures, {"passthrough_wrappers": wrappers, "single_reference_functions": single, "unused_functions": unused}

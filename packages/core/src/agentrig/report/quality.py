@@ -30,19 +30,22 @@ MAX_QUALITY_BYTES = 20_000_000
 GROWING_PER_CHECKPOINT = 5
 GROWING_PER_RUN = 10
 
-Combine = Literal["sum", "max", "mean"]
+Combine = Literal["sum", "max", "mean", "average"]
 
 
 @dataclass(frozen=True)
 class Headline:
     """One figure shown everywhere: ``key`` as reports name it, read from ``metric``'s ``figure``; ``combine``
-    says how problems add up (``mean``: weighted by each problem's functions)."""
+    says how problems add up (``mean``: weighted by each problem's functions; ``average``: each problem
+    alike, as SlopCodeBench averages its scores)."""
 
     key: str
     metric: str
     figure: str
     label: str
     combine: Combine
+    #: The figure's name in records written before it was renamed (read when ``figure`` is absent).
+    former: str | None = None
 
 
 HEADLINES = (
@@ -55,8 +58,12 @@ HEADLINES = (
     Headline("nesting", "complexity", "max_nesting", "max nesting", "max"),
     Headline("duplicated", "duplication", "cloned_lines", "duplicated lines", "sum"),
     Headline("patterns", "patterns", "violations", "AST pattern violations", "sum"),
-    Headline("wrappers", "waste", "trivial_wrappers", "trivial wrappers", "sum"),
-    Headline("single_use", "waste", "single_use_functions", "single-use functions", "sum"),
+    Headline("wrappers", "waste", "passthrough_wrappers", "pass-through wrappers", "sum", former="trivial_wrappers"),
+    Headline("single_use", "waste", "single_reference_functions", "single-reference functions", "sum",
+             former="single_use_functions"),
+    Headline("erosion", "slopcode", "erosion", "erosion (SlopCodeBench)", "average"),
+    Headline("verbosity", "slopcode", "verbosity", "verbosity (SlopCodeBench)", "average"),
+    Headline("high_cc_mass", "slopcode", "mass.high_cc_pct", "% of complexity mass over CC 10", "average"),
 )
 BY_KEY = {h.key: h for h in HEADLINES}
 
@@ -108,7 +115,11 @@ def headline_figures(record: QualityRecord) -> dict[str, float]:
     out: dict[str, float] = {}
     for headline in HEADLINES:
         result = record.metrics.get(headline.metric)
-        value = result.figures.get(headline.figure) if result is not None and result.status == "ok" else None
+        value = None
+        if result is not None and result.status == "ok":
+            value = result.figures.get(headline.figure)
+            if value is None and headline.former is not None:
+                value = result.figures.get(headline.former)
         if isinstance(value, (int, float)) and math.isfinite(value):
             out[headline.key] = float(value)
     return out
@@ -181,8 +192,8 @@ def _problem_quality(run: LoadedRun, problem: ProblemEntry) -> tuple[ProblemQual
 
 
 def combine(values: Iterable[dict[str, float]]) -> dict[str, float]:
-    """Headline figures of several problem runs as one: summed, the largest, or the mean CC weighted by
-    each one's functions."""
+    """Headline figures of several problem runs as one: summed, the largest, the mean CC weighted by
+    each one's functions, or a score averaged over them."""
     rows = list(values)
     out: dict[str, float] = {}
     for headline in HEADLINES:
@@ -194,6 +205,8 @@ def combine(values: Iterable[dict[str, float]]) -> dict[str, float]:
             out[headline.key] = sum(numbers)
         elif headline.combine == "max":
             out[headline.key] = max(numbers)
+        elif headline.combine == "average":
+            out[headline.key] = sum(numbers) / len(numbers)
         else:
             weights = [row.get("functions", 0.0) for row in have]
             total = sum(weights)

@@ -13,12 +13,13 @@ from agentrig.report.quality_growth import FunctionGrowth
 #: Column titles of the table per checkpoint.
 SHORT = {"loc": "loc", "lint": "lint", "functions": "functions", "cc_mean": "CC mean", "cc_max": "CC max",
          "high_cc": "CC>10", "nesting": "nesting", "duplicated": "dup lines", "patterns": "patterns",
-         "wrappers": "wrappers", "single_use": "single-use"}
+         "wrappers": "wrappers", "single_use": "single-ref", "erosion": "erosion", "verbosity": "verbosity",
+         "high_cc_mass": "CC>10 mass %"}
 
 
 def number(key: str, value: float) -> str:
-    """``2,129``; a mean to two decimals (``2.85``)."""
-    if BY_KEY[key].combine == "mean":
+    """``2,129``; a mean or score to two decimals (``2.85``)."""
+    if BY_KEY[key].combine in ("mean", "average"):
         return f"{value:.2f}"
     return f"{value:,.0f}" if float(value).is_integer() else f"{value:,.2f}"
 
@@ -32,7 +33,7 @@ def change(key: str, value: float) -> str:
 
 
 #: The figures of the one-line totals (every figure is in the tables and in ``--json``).
-TOTALS_KEYS = ("loc", "lint", "cc_mean", "cc_max", "nesting", "duplicated")
+TOTALS_KEYS = ("loc", "lint", "cc_mean", "cc_max", "nesting", "duplicated", "erosion", "verbosity")
 
 
 def totals_line(totals: QualityTotals) -> str:

@@ -14,7 +14,8 @@ from agentrig.report.quality_text import comparison_heading, comparison_table, t
 from agentrig.report.reader import CheckpointEntry, LoadedRun
 
 #: The figures drawn, one plot each (a figure no run recorded is not drawn).
-PLOTTED = ("loc", "lint", "cc_mean", "cc_max", "nesting", "duplicated", "patterns", "wrappers", "single_use")
+PLOTTED = ("loc", "lint", "cc_mean", "cc_max", "nesting", "duplicated", "patterns", "wrappers", "single_use", "erosion",
+           "verbosity", "high_cc_mass")
 
 
 def _labels(runs: list[LoadedRun]) -> tuple[list[str], list[str]]:
