@@ -386,6 +386,7 @@ def run_command(args: argparse.Namespace) -> int:
     agent_overrides, runtime_options = _split_overrides(other_overrides)
     config = _agent_config(args, agent_overrides, registry)
     _check_runtime(args, config, problems, runtime_options, registry)
+    _check_images(args, problems)
     spec, plugin = registry.agent_spec(config.type)
     plan = _build_plan(args, config, spec.needs_model, agent_overrides, runtime_options, verifier_options)
     from agentrig.cli.fork_options import fork_plan
@@ -453,6 +454,27 @@ def _check_runtime(
                 f"images {', '.join(own)} problems bring: pick an agent that has a bundle or runs in any image",
                 status=2,
             )
+
+
+def _check_images(args: argparse.Namespace, problems: list[Any]) -> None:
+    """``--runtime docker``: every image the run needs (``--image``, the images the problems name) present
+    locally before anything is made; one line naming each absent one and how to get it offline, exit 2."""
+    if args.runtime != "docker":
+        return
+    from agentrig.formats.resolve import get_format
+    from agentrig.problem import ProblemError
+    from agentrig.runtime.errors import DockerUnavailableError, ImageNotFoundError
+    from agentrig.runtime.images import RequiredImage, check_images_present
+
+    required = [RequiredImage(image=args.image, named_by="--image")] if args.image else []
+    try:
+        for problem in problems:
+            required += get_format(problem.format).required_images(problem)
+        check_images_present(required)
+    except (ImageNotFoundError, ProblemError) as exc:
+        raise CLIError(str(exc), status=2) from None
+    except DockerUnavailableError as exc:
+        raise CLIError(f"--runtime docker: {exc}") from None
 
 
 def _runs_bundle(args: argparse.Namespace, config: Any, problems: list[Any]) -> bool:
