@@ -210,6 +210,29 @@ def _metrics_override(overrides: list[str]) -> tuple[list[str], list[str] | None
         raise CLIError(str(exc), status=2) from None
 
 
+def _check_metric_tools(asked: list[str] | None, problems: list[Any]) -> None:
+    """The tools of the metrics the run computes, before anything is made: ``-c metrics=[...]`` naming one whose
+    tool is missing is a usage error naming the tool and its install command; the slopcode problems' default
+    (every installed metric) gets a warning line instead, and runs the others."""
+    from agentrig.metrics.compute import metric_names
+    from agentrig.metrics.preflight import unavailable_line, unavailable_metrics
+
+    if asked is not None:
+        missing = unavailable_metrics(asked)
+        if missing:
+            raise CLIError(f"-c metrics: {unavailable_line(missing)}", status=2)
+        return
+    if not any(problem.format == "slopcode" for problem in problems):
+        return
+    missing = unavailable_metrics(metric_names(None))
+    if missing:
+        from agentrig.cli.output import warning_line
+
+        warning_line(
+            f"code-quality metrics of slopcode problems that cannot run here (recorded as failed): {unavailable_line(missing)}"
+        )
+
+
 def _verifier_overrides(overrides: list[str]) -> tuple[list[str], Any]:
     """The ``verifier.KEY=VALUE`` overrides as :class:`VerifierOptions`, and the others."""
     from pydantic import ValidationError
@@ -382,6 +405,7 @@ def run_command(args: argparse.Namespace) -> int:
     other_overrides, executor_options = _executor_overrides(args.overrides)
     other_overrides, verifier_options = _verifier_overrides(other_overrides)
     other_overrides, args.metrics = _metrics_override(other_overrides)
+    _check_metric_tools(args.metrics, problems)
     _say_host_variables(problems, verifier_options.allow_env)
     agent_overrides, runtime_options = _split_overrides(other_overrides)
     config = _agent_config(args, agent_overrides, registry)

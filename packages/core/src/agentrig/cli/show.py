@@ -127,13 +127,16 @@ def print_run(summary: Any, per_checkpoint: bool = False) -> None:
 
 
 def print_quality(quality: Any, per_checkpoint: bool) -> None:
-    """The code-quality totals line, the figures per checkpoint (``per_checkpoint``), the functions that grew
-    most, and a warning line per ``quality.json`` that could not be read."""
+    """The code-quality totals line, a warning line per metric failure (a missing tool names its install
+    command), the figures per checkpoint (``per_checkpoint``), the functions that grew most, and a warning
+    line per ``quality.json`` that could not be read."""
     from agentrig.cli.output import print_table, warning_line
-    from agentrig.report.quality_text import growth_lines, point_table, totals_line
+    from agentrig.report.quality_text import failure_lines, growth_lines, point_table, totals_line
 
     if quality.problems:
         print(totals_line(quality.totals))
+    for line in failure_lines(quality.problems):
+        warning_line(line)
     if per_checkpoint and quality.problems:
         print("code quality per checkpoint (change since the previous one):")
         print_table(*point_table(quality.problems))
