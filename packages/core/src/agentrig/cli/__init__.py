@@ -24,7 +24,9 @@ COMMANDS = ("agents", "plugins", "run", "replay", "evaluate", "problems", "datas
 def build_parser(plugin_commands: bool = True) -> argparse.ArgumentParser:
     """The full argument parser with every sub-command: the core's, then (``plugin_commands``)
     those plugins add through ``agentrig_commands``."""
-    parser = argparse.ArgumentParser(
+    from agentrig.cli.parser import AgentrigParser
+
+    parser = AgentrigParser(
         prog="agentrig",
         description="Run coding agents on multi-checkpoint tasks; agents are installed as plugins.",
         epilog=EPILOG,

@@ -44,6 +44,17 @@ def reducer_or_exit(text: str | None) -> str | None:
     raise CLIError(f"--reduce {text}: not a reducer (one of {', '.join(REDUCERS)})", status=2)
 
 
+def check_reduce_applies(reduce: str | None, runs: list[Any]) -> None:
+    """``--reduce`` reduces attempts: a usage error when none of ``runs`` was run with ``--attempts``."""
+    if reduce is not None and not any(run.attempts > 1 for run in runs):
+        which = "the run was not" if len(runs) == 1 else "none of the runs was"
+        raise CLIError(
+            f"--reduce {reduce}: {which} run with --attempts K: there are no attempts to reduce "
+            "(drop --reduce, or run again with --attempts 5)",
+            status=2,
+        )
+
+
 def open_run_or_exit(path: Path) -> Any:
     """The run in ``path``; a one-line usage error when it is not a run directory."""
     from agentrig.report.reader import NotARunError, open_run
@@ -181,6 +192,7 @@ def show_command(args: argparse.Namespace) -> int:
 
     reduce = reducer_or_exit(args.reduce)
     run = open_run_or_exit(args.run_dir)
+    check_reduce_applies(reduce, [run])
     problem, checkpoint = select(run, args.target) if args.target else (None, None)
     if checkpoint is None:
         summary = RunSummary.of(run, problem, reduce=reduce)
