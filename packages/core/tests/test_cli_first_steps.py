@@ -108,3 +108,36 @@ def test_a_misspelt_option_is_named_first_in_one_line(
     assert status == ExitStatus.USAGE and out == ""
     assert len(err.strip().splitlines()) == 1 and err.startswith(expected), err
     assert err.rstrip().endswith("--help lists the options)")
+
+
+REPLAY = EXAMPLES / "greeter" / "replay.jsonl"
+
+
+def test_a_replay_model_is_spelt_one_way_in_show_export_and_the_resume_command(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import json
+
+    from agentrig.agents.interface import get_agent_config_cls
+    from agentrig.cli import build_parser
+    from agentrig.cli.run import _resume_command
+    from agentrig.run.plan import build_plan
+
+    monkeypatch.chdir(EXAMPLES)
+    out = tmp_path / "run"
+    status, _, err = _cli(capsys, "run", "greeter", "--agent", "react", "--model", "replay/greeter/replay.jsonl", "-o", str(out), "-q")
+    assert status == ExitStatus.OK, err
+    spelt = f"replay:{REPLAY}"
+    assert json.loads((out / "run.json").read_text())["identity"]["model"]["id"] == f"replay/{REPLAY}"  # as recorded
+    status, text, _ = _cli(capsys, "show", str(out))
+    assert f"model {spelt}," in text and "replay//" not in text
+    status, _, _ = _cli(capsys, "export", str(out), "--format", "jsonl")
+    first = json.loads((out / "exports" / "steps.jsonl").read_text().splitlines()[0])
+    assert first["model"] == spelt
+    # the spelling `show` prints is one `--model` takes: the same run, resumed
+    status, _, err = _cli(capsys, "run", "greeter", "--agent", "react", "--model", spelt, "-o", str(out), "--resume")
+    assert status == ExitStatus.OK and "nothing to resume" in err, err
+    args = build_parser(plugin_commands=False).parse_args(["run", "greeter", "--agent", "react", "--model", spelt])
+    plan = build_plan(get_agent_config_cls("react")(type="react"), model=args.model)
+    command = _resume_command(args, plan, out)
+    assert f"--model {spelt} " in command and "replay//" not in command

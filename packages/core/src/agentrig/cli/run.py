@@ -634,7 +634,9 @@ def _resume_command(args: argparse.Namespace, plan: Any, directory: Path) -> str
     them: a replay file's absolute path, the canonical policy), ``--output`` and ``--resume``."""
     words = ["agentrig", "run", *map(str, args.problems), "--agent", args.agent]
     if plan.model_id:
-        words += ["--model", plan.model_id]
+        from agentrig.model_definition import model_spelling
+
+        words += ["--model", model_spelling(plan.model_id)]
     if args.problem_format:
         words += ["--format", args.problem_format]
     for glob in args.include:
