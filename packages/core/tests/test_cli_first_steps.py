@@ -141,3 +141,15 @@ def test_a_replay_model_is_spelt_one_way_in_show_export_and_the_resume_command(
     plan = build_plan(get_agent_config_cls("react")(type="react"), model=args.model)
     command = _resume_command(args, plan, out)
     assert f"--model {spelt} " in command and "replay//" not in command
+
+
+def test_new_agent_goes_where_the_readme_says_and_says_where(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    readme = " ".join((EXAMPLES.parent / "README.md").read_text().split())
+    assert "as ./agentrig-NAME (DIR/agentrig-NAME)" in readme
+    monkeypatch.chdir(tmp_path)
+    status, out, _ = _cli(capsys, "new", "agent", "my_bot")
+    assert status == ExitStatus.OK
+    assert [p.name for p in tmp_path.iterdir()] == ["agentrig-my-bot"]
+    assert f"in {tmp_path.resolve() / 'agentrig-my-bot'}:" in out.splitlines()[0]  # absolute: no guessing where
