@@ -125,7 +125,11 @@ def _silence_stdout() -> None:
 
 
 def run() -> None:
-    """Console-script wrapper: exit with :func:`main`'s status."""
+    """Console-script wrapper: exit with :func:`main`'s status (stopped with hatch under ``hatch run``:
+    :mod:`agentrig.cli.wrapper`)."""
+    from agentrig.cli.wrapper import stop_with_hatch
+
+    stop_with_hatch()
     status = main()
     try:
         sys.stdout.flush()
