@@ -1,5 +1,5 @@
 """The model is shown as ``provider/name``, a replay file as ``replay:/path/replay.jsonl``: never with the
-double slash ``replay//path`` the ``--model`` form has, in every place a run is read back."""
+double slash ``replay//path`` the recorded id has, in every place a run is read back, exports included."""
 
 from __future__ import annotations
 
@@ -61,4 +61,4 @@ def test_the_viewer_shows_the_label(replayed: Path, tmp_path: Path) -> None:
 def test_the_jsonl_export_keeps_the_model_as_given(replayed: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["export", str(replayed), "--format", "jsonl", "-o", "-"]) == 0
     records = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
-    assert {r["model"] for r in records} == {f"replay/{REPLAY}"}  # data: what --model takes (docs/exports.md)
+    assert {r["model"] for r in records} == {LABEL}  # what --model takes, spelt as show spells it (docs/exports.md)

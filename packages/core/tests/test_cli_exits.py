@@ -142,7 +142,9 @@ def test_a_usage_error_argparse_finds_exits_2(argv: list[str], capsys: pytest.Ca
     with pytest.raises(SystemExit) as exited:
         main(argv)
     assert exited.value.code == ExitStatus.USAGE
-    assert "usage: agentrig" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert len(err.strip().splitlines()) == 1 and err.startswith("agentrig") and " error: " in err, err
+    assert "--help lists the options" in err
 
 
 def test_evaluate_exits_by_the_new_verdicts(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

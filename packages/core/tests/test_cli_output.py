@@ -75,4 +75,4 @@ def test_unknown_cost_is_never_zero_in_totals_or_progress() -> None:
     display = ProgressDisplay(sink, live=False, verbosity=2)
     display(ProgressEvent(kind="step", problem="p", checkpoint="b", steps=1, tokens=5_052_000, cost=None))
     display(ProgressEvent(kind="checkpoint_end", problem="p", checkpoint="b", status="passed", steps=1, tokens=10, cost=None))
-    assert "(tokens 5.1M, n/a)" in sink.text and sink.text.rstrip().endswith("cost n/a") and "$0.0000" not in sink.text
+    assert "tokens 5.1M, cost n/a\n" in sink.text and sink.text.rstrip().endswith("cost n/a") and "$0.0000" not in sink.text

@@ -112,7 +112,7 @@ def test_forced_format_and_errors(todo_format, tmp_path: Path) -> None:
 def test_duplicate_names_across_a_dataset_are_an_error(tmp_path: Path) -> None:
     write_native(tmp_path / "ds" / "a", "same")
     write_native(tmp_path / "ds" / "b", "same")
-    with pytest.raises(ProblemError, match="two problems are named 'same'"):
+    with pytest.raises(ProblemError, match="2 problems are named 'same'"):
         load_problems([tmp_path / "ds"])
 
 

@@ -120,9 +120,9 @@ def test_reduce_on_compare_and_without_attempts(attempts_run: Path, tmp_path: Pa
     out = capsys.readouterr().out
     assert status == 0 and "[1] pass^3 0.333 over 3 problems" in out and "[2] pass^3 0.333 over 3 problems" in out
     single = write_run(tmp_path / "single", {"p": plans("PF")})
-    status, out, _ = show(capsys, str(single), "--reduce", "majority", "--json")
-    data = json.loads(out)
-    assert status == 0 and data["pass_at_k"] is None and data["reduce"] == "majority"
+    status, out, err = show(capsys, str(single), "--reduce", "majority", "--json")
+    # nothing to reduce: said, not silently ignored (issue 37)
+    assert status == 2 and out == "" and "--reduce majority: the run was not run with --attempts K" in err
 
 
 def test_the_help_names_every_reducer(capsys: pytest.CaptureFixture[str]) -> None:

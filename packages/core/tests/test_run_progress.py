@@ -75,7 +75,7 @@ def test_verbose_adds_a_line_per_step_and_quiet_keeps_only_errors():
         display = ProgressDisplay(stream, verbosity=verbosity)
         for event in _events():
             display(event)
-    assert "calc/add: step 1 bash (tokens 1.5k, $0.0100)" in verbose.getvalue()
+    assert "calc/add: step 1: bash - checkpoint so far: steps 1, tokens 1.5k, cost $0.0100" in verbose.getvalue()
     assert quiet.getvalue() == "calc/mul: save_artifacts failed\n"
     assert not ProgressDisplay(Terminal(), verbosity=0).live
 
@@ -109,3 +109,26 @@ def test_agentrig_run_on_a_terminal_draws_live(tmp_path):
     assert "\x1b[" in text and "checkpoint 1/2 started" not in text
     assert re.search(r"greeter\s+command_line\s+2/2\s+completed\s+steps\s+3", text), text[-500:]
     assert b"2 checkpoints: 2 passed" in stdout
+
+
+def test_a_verbose_step_line_says_what_the_step_was() -> None:
+    """``-v``: each step labelled (a model call with its tokens, a tool with its exit code), never unlabelled."""
+    from agentrig.run.step_labels import step_label
+    from agentrig.trajectory import ErrorStep, LLMCall, ThinkingStep, ToolUseStep
+    from agentrig.usage import TokenUsage
+
+    call = LLMCall(model="m", usage=TokenUsage(input=1234, output=56))
+    assert step_label(call) == "model call (act: 1,234 in, 56 out)"
+    assert step_label(call.model_copy(update={"cache_hit": True, "tag": "summary"})) == (
+        "model call (summary: 1,234 in, 56 out, from the cache)"
+    )
+    assert step_label(ToolUseStep(tool="bash", exit_code=2)) == "tool bash (exit 2)"
+    assert step_label(ToolUseStep(tool="read_file", is_error=True)) == "tool read_file (error)"
+    assert step_label(ThinkingStep(content="secret reasoning")) == "thinking"  # never the content
+    assert step_label(ErrorStep(message="boom", error_type="format_error")) == "error (format_error)"
+    stream = io.StringIO()
+    display = ProgressDisplay(stream, verbosity=2)
+    display(ProgressEvent(kind="step", problem="p", checkpoint="c", steps=1, tokens=1290, cost=0.0, message=step_label(call)))
+    assert stream.getvalue() == (
+        "p/c: step 1: model call (act: 1,234 in, 56 out) - checkpoint so far: steps 1, tokens 1.3k, cost $0.0000\n"
+    )

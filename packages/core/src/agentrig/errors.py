@@ -76,7 +76,9 @@ class UnknownPluginError(LookupError):
 
         close = difflib.get_close_matches(name, self.available, n=1)
         self.closest = close[0] if close else None
-        what = f"{source}: unknown {self.noun}" if source else f"unknown {self.noun} '{name}'"
+        what = f"unknown {self.noun} '{name}'"
+        if source:  # the source names the name itself (`--executor ray`), or the name follows (`-c metrics`)
+            what = f"{source}: unknown {self.noun}" if name in source else f"{source}: {what}"
         message = f"{what} (installed: {', '.join(self.available) or 'none'})"
         if self.closest is not None:
             message += f"; did you mean '{self.closest}'?"

@@ -30,6 +30,14 @@ def model_label(provider: str, name: str) -> str:
     return f"{provider}:{name}" if name.startswith("/") else f"{provider}/{name}"
 
 
+def model_spelling(model_id: str) -> str:
+    """``--model`` as recorded (``replay//tmp/replay.jsonl``: ``replay/`` and an absolute path) spelt as
+    :func:`model_label` shows it (``replay:/tmp/replay.jsonl``), which ``--model`` takes too; any other
+    id unchanged (an alias stays an alias)."""
+    provider, _, name = model_id.partition("/")
+    return model_label(provider, name) if name.startswith("/") else model_id
+
+
 class ModelDefinition(BaseModel):
     """One model of the catalog.
 

@@ -83,14 +83,15 @@ class AgentCostLimits(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    cost_limit: float = Field(default=0.0, ge=0)
-    net_cost_limit: float = Field(default=0.0, ge=0)
-    step_limit: int = Field(default=0, ge=0)
+    cost_limit: float = Field(default=0.0, ge=0, description="Dollars per checkpoint; 0: no limit.")
+    net_cost_limit: float = Field(default=0.0, ge=0, description="Dollars for the whole problem (every checkpoint); 0: no limit.")
+    step_limit: int = Field(default=0, ge=0, description="Agent steps per checkpoint; 0: no limit.")
     time_limit: float = Field(
-        default=0.0, ge=0, le=TIMEOUT_MAX_SECONDS, allow_inf_nan=False, description="Wall-clock seconds per checkpoint."
+        default=0.0, ge=0, le=TIMEOUT_MAX_SECONDS, allow_inf_nan=False,
+        description="Wall-clock seconds per checkpoint; 0: no limit.",
     )
     token_limit: int = Field(
-        default=0, ge=0, description="Tokens per checkpoint: every token sent or received (TokenUsage.total)."
+        default=0, ge=0, description="Tokens per checkpoint: every token sent or received (TokenUsage.total); 0: no limit."
     )
 
     def exceeded(self, usage: UsageTracker, prior_cost: float = 0.0) -> str | None:

@@ -181,6 +181,8 @@ class ModelCatalog:
         provider, _, name = spec.partition("/")
         if provider == REPLAY_PROVIDER:
             return _replay_model(name)
+        if spec.startswith(f"{REPLAY_PROVIDER}:"):  # replay:/abs/path.jsonl, as `show` spells a replay model
+            return _replay_model(spec.removeprefix(f"{REPLAY_PROVIDER}:"))
         found = self.get(spec)
         if found is not None:
             return found

@@ -24,7 +24,9 @@ COMMANDS = ("agents", "plugins", "run", "replay", "evaluate", "problems", "datas
 def build_parser(plugin_commands: bool = True) -> argparse.ArgumentParser:
     """The full argument parser with every sub-command: the core's, then (``plugin_commands``)
     those plugins add through ``agentrig_commands``."""
-    parser = argparse.ArgumentParser(
+    from agentrig.cli.parser import AgentrigParser
+
+    parser = AgentrigParser(
         prog="agentrig",
         description="Run coding agents on multi-checkpoint tasks; agents are installed as plugins.",
         epilog=EPILOG,
@@ -135,7 +137,11 @@ def _silence_stdout() -> None:
 
 
 def run() -> None:
-    """Console-script wrapper: exit with :func:`main`'s status."""
+    """Console-script wrapper: exit with :func:`main`'s status (stopped with hatch under ``hatch run``:
+    :mod:`agentrig.cli.wrapper`)."""
+    from agentrig.cli.wrapper import stop_with_hatch
+
+    stop_with_hatch()
     status = main()
     try:
         sys.stdout.flush()

@@ -103,13 +103,36 @@ def show_agent(args: argparse.Namespace) -> int:
     print(f"distribution: {plugin.distribution or '(in-process)'} {plugin.version or ''}".rstrip())
     print(f"config: {spec.config}")
     print()
-    rows = []
+    print_table(["field", "type", "default", "description"], schema_rows(schema))
+    return 0
+
+
+def _nested_model(prop: dict[str, Any], defs: dict[str, Any]) -> dict[str, Any] | None:
+    """The schema of the model a field holds (``$ref``, or ``anyOf`` a ``$ref`` and null), when it has fields."""
+    refs = [prop.get("$ref")] + [o.get("$ref") for o in prop.get("anyOf") or prop.get("allOf") or []]
+    for ref in refs:
+        if isinstance(ref, str) and ref.startswith("#/$defs/"):
+            found = defs.get(ref.removeprefix("#/$defs/"))
+            if isinstance(found, dict) and found.get("properties"):
+                return found
+    return None
+
+
+def schema_rows(schema: dict[str, Any], prefix: str = "", defs: dict[str, Any] | None = None) -> list[list[Any]]:
+    """``agents show``'s rows: each field with its type, default and description, and the fields of a
+    nested model (``cost_limits``) after it, as the dotted keys ``-c`` takes (``cost_limits.step_limit``)."""
+    defs = schema.get("$defs", {}) if defs is None else defs
+    rows: list[list[Any]] = []
     required = set(schema.get("required", []))
     for field, prop in schema.get("properties", {}).items():
         default = prop.get("default", "(required)" if field in required else None)
-        rows.append([field, _type_name(prop), default, prop.get("description", "")])
-    print_table(["field", "type", "default", "description"], rows)
-    return 0
+        nested = _nested_model(prop, defs)
+        if nested is not None and isinstance(default, dict):
+            default = None  # each nested field shows its own
+        rows.append([prefix + field, _type_name(prop), default, prop.get("description", "")])
+        if nested is not None and prefix.count(".") < 3:
+            rows += schema_rows(nested, f"{prefix}{field}.", defs)
+    return rows
 
 
 def _type_name(prop: dict[str, Any]) -> str:

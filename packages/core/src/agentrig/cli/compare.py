@@ -52,7 +52,7 @@ def budget_amount(text: str | None) -> float | None:
 def compare_command(args: argparse.Namespace) -> int:
     """Read every run, print the comparison."""
     from agentrig.cli.output import print_table, warning_line
-    from agentrig.cli.show import open_run_or_exit, reducer_or_exit
+    from agentrig.cli.show import check_reduce_applies, open_run_or_exit, reducer_or_exit
     from agentrig.report.compare import compare
     from agentrig.report.metrics import metric_value, metrics_text
     from agentrig.report.summary import informative_score, money, seconds, tokens_text
@@ -62,6 +62,7 @@ def compare_command(args: argparse.Namespace) -> int:
     budget = budget_amount(args.budget)
     reduce = reducer_or_exit(args.reduce)
     runs = [open_run_or_exit(path) for path in args.run_dirs]
+    check_reduce_applies(reduce, runs)
     result = compare(runs, budget_unit=args.budget_unit, budget=budget)
     if args.json:
         print(result.model_dump_json(indent=2))

@@ -6,6 +6,7 @@ import argparse
 from pathlib import Path
 from typing import Any
 
+from agentrig.cli.exits import ExitStatus
 from agentrig.cli.output import CLIError
 from agentrig.cli.rerun_options import add_rerun_options, announcer, rerun_request
 from agentrig.cli.test_options import add_test_time_options
@@ -42,8 +43,9 @@ def add_parser(subparsers: Any) -> None:
 
 
 def _metrics_command(args: argparse.Namespace) -> int:
-    """``--metrics``: write quality.json per selected checkpoint and print one line each; 0, or 1 when a
-    metric failed (its record says why)."""
+    """``--metrics``: write quality.json per selected checkpoint and print one line each; 0, 2 (before anything
+    is measured) when a metric's tool is missing, 3 when a metric failed (its record says why; figures a
+    ``quality.json`` had already are kept, not replaced by the failure)."""
     from agentrig.boundary import BoundaryError
     from agentrig.cli.output import warning_line
     from agentrig.errors import UnknownPluginError
@@ -57,6 +59,16 @@ def _metrics_command(args: argparse.Namespace) -> int:
         names = metric_names(asked, source="--metrics")
     except UnknownPluginError as exc:
         raise CLIError(str(exc), status=2) from None
+    from agentrig.metrics.preflight import unavailable_line, unavailable_metrics
+
+    missing = unavailable_metrics(names)
+    if missing:
+        raise CLIError(f"--metrics: {unavailable_line(missing)}", status=2)
+    kept: list[str] = []
+
+    def keep(where: str, failure: str) -> None:
+        kept.append(failure)
+        print(f"{where}: failed: {failure}; the figures quality.json had are kept", flush=True)
 
     def report(name: str, quality: QualityRecord) -> None:
         failed = [m.error or n for n, m in quality.metrics.items() if m.status == "failed"]
@@ -64,11 +76,12 @@ def _metrics_command(args: argparse.Namespace) -> int:
               + "".join(f"; failed: {line}" for line in failed), flush=True)
 
     try:
-        measured = remeasure(args.run_dir, args.target, names, on_result=report, on_notice=warning_line)
+        measured = remeasure(args.run_dir, args.target, names, on_result=report, on_notice=warning_line, on_kept=keep)
     except (EvaluateError, BoundaryError) as exc:
         raise CLIError(str(exc), status=2) from None
     print(f"{len(measured)} checkpoints measured: quality.json written")
-    return 1 if any(m.status == "failed" for q in measured for m in q.metrics.values()) else 0
+    failed = kept or any(m.status == "failed" for q in measured for m in q.metrics.values())
+    return ExitStatus.ERROR if failed else ExitStatus.OK
 
 
 def evaluate_command(args: argparse.Namespace) -> int:

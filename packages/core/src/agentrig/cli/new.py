@@ -21,7 +21,8 @@ def add_parser(subparsers: Any) -> None:
     )
     agent.add_argument("name", metavar="NAME", help="the agent type, e.g. my_agent (lowercase, digits, underscores)")
     agent.add_argument("-o", "--output", type=Path, default=Path("."),
-                       help="directory to create the package in (default: the current directory)")
+                       help="the package is created as OUTPUT/<distribution> (default: ./agentrig-NAME, under the "
+                       "current directory)")
     agent.add_argument("--distribution", help="the distribution name (default: agentrig-NAME with dashes)")
     agent.add_argument("--description", help="one line shown by `agentrig agents list`")
     agent.add_argument(
@@ -44,7 +45,7 @@ def new_agent(args: argparse.Namespace) -> int:
     except ScaffoldError as exc:
         raise CLIError(str(exc), status=2) from exc
     kind = "step agent" if args.kind == "step" else "agent"
-    print(f"Created {scaffold.distribution} ({kind} type '{scaffold.name}') in {path}:")
+    print(f"Created {scaffold.distribution} ({kind} type '{scaffold.name}') in {path.resolve()}:")
     for name in package_files(path):
         print(f"  {name}")
     print()

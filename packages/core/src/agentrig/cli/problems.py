@@ -144,4 +144,8 @@ def list_command(args: argparse.Namespace) -> int:
     for row in rows:
         if row.error is not None:
             warning_line(f"{row.relative}: cannot be loaded: {row.error}")
+    from agentrig.run.problems import shared_name_text, shared_names
+
+    for name, paths in shared_names((r.name, r.relative) for r in rows if r.error is None).items():
+        warning_line(shared_name_text(name, paths, relative=True))
     return status

@@ -230,6 +230,29 @@ def _readback_overrides(overrides: list[str]) -> tuple[list[str], Any]:
         raise CLIError(f"-c readback.{field}: {message}", status=2) from None
 
 
+def _check_metric_tools(asked: list[str] | None, problems: list[Any]) -> None:
+    """The tools of the metrics the run computes, before anything is made: ``-c metrics=[...]`` naming one whose
+    tool is missing is a usage error naming the tool and its install command; the slopcode problems' default
+    (every installed metric) gets a warning line instead, and runs the others."""
+    from agentrig.metrics.compute import metric_names
+    from agentrig.metrics.preflight import unavailable_line, unavailable_metrics
+
+    if asked is not None:
+        missing = unavailable_metrics(asked)
+        if missing:
+            raise CLIError(f"-c metrics: {unavailable_line(missing)}", status=2)
+        return
+    if not any(problem.format == "slopcode" for problem in problems):
+        return
+    missing = unavailable_metrics(metric_names(None))
+    if missing:
+        from agentrig.cli.output import warning_line
+
+        warning_line(
+            f"code-quality metrics of slopcode problems that cannot run here (recorded as failed): {unavailable_line(missing)}"
+        )
+
+
 def _verifier_overrides(overrides: list[str]) -> tuple[list[str], Any]:
     """The ``verifier.KEY=VALUE`` overrides as :class:`VerifierOptions`, and the others."""
     from pydantic import ValidationError
@@ -403,11 +426,13 @@ def run_command(args: argparse.Namespace) -> int:
     other_overrides, verifier_options = _verifier_overrides(other_overrides)
     other_overrides, readback = _readback_overrides(other_overrides)
     other_overrides, args.metrics = _metrics_override(other_overrides)
+    _check_metric_tools(args.metrics, problems)
     _say_host_variables(problems, verifier_options.allow_env)
     agent_overrides, runtime_options = _split_overrides(other_overrides)
     config = _agent_config(args, agent_overrides, registry)
     _check_runtime(args, config, problems, runtime_options, registry)
     _check_tools(args.runtime, problems, runtime_options)
+    _check_images(args, problems)
     spec, plugin = registry.agent_spec(config.type)
     plan = _build_plan(args, config, spec.needs_model, agent_overrides, runtime_options, verifier_options)
     plan = plan.model_copy(update={"readback": readback})
@@ -498,6 +523,27 @@ def _check_tools(runtime: str, problems: list[Any], runtime_options: dict[str, A
             f"the PATH of --runtime {runtime}: {'; '.join(fixes)}",
             status=2,
         )
+
+
+def _check_images(args: argparse.Namespace, problems: list[Any]) -> None:
+    """``--runtime docker``: every image the run needs (``--image``, the images the problems name) present
+    locally before anything is made; one line naming each absent one and how to get it offline, exit 2."""
+    if args.runtime != "docker":
+        return
+    from agentrig.formats.resolve import get_format
+    from agentrig.problem import ProblemError
+    from agentrig.runtime.errors import DockerUnavailableError, ImageNotFoundError
+    from agentrig.runtime.images import RequiredImage, check_images_present
+
+    required = [RequiredImage(image=args.image, named_by="--image")] if args.image else []
+    try:
+        for problem in problems:
+            required += get_format(problem.format).required_images(problem)
+        check_images_present(required)
+    except (ImageNotFoundError, ProblemError) as exc:
+        raise CLIError(str(exc), status=2) from None
+    except DockerUnavailableError as exc:
+        raise CLIError(f"--runtime docker: {exc}") from None
 
 
 def _runs_bundle(args: argparse.Namespace, config: Any, problems: list[Any]) -> bool:
@@ -633,7 +679,9 @@ def _resume_command(args: argparse.Namespace, plan: Any, directory: Path) -> str
     them: a replay file's absolute path, the canonical policy), ``--output`` and ``--resume``."""
     words = ["agentrig", "run", *map(str, args.problems), "--agent", args.agent]
     if plan.model_id:
-        words += ["--model", plan.model_id]
+        from agentrig.model_definition import model_spelling
+
+        words += ["--model", model_spelling(plan.model_id)]
     if args.problem_format:
         words += ["--format", args.problem_format]
     for glob in args.include:

@@ -44,6 +44,17 @@ def reducer_or_exit(text: str | None) -> str | None:
     raise CLIError(f"--reduce {text}: not a reducer (one of {', '.join(REDUCERS)})", status=2)
 
 
+def check_reduce_applies(reduce: str | None, runs: list[Any]) -> None:
+    """``--reduce`` reduces attempts: a usage error when none of ``runs`` was run with ``--attempts``."""
+    if reduce is not None and not any(run.attempts > 1 for run in runs):
+        which = "the run was not" if len(runs) == 1 else "none of the runs was"
+        raise CLIError(
+            f"--reduce {reduce}: {which} run with --attempts K: there are no attempts to reduce "
+            "(drop --reduce, or run again with --attempts 5)",
+            status=2,
+        )
+
+
 def open_run_or_exit(path: Path) -> Any:
     """The run in ``path``; a one-line usage error when it is not a run directory."""
     from agentrig.report.reader import NotARunError, open_run
@@ -127,13 +138,16 @@ def print_run(summary: Any, per_checkpoint: bool = False) -> None:
 
 
 def print_quality(quality: Any, per_checkpoint: bool) -> None:
-    """The code-quality totals line, the figures per checkpoint (``per_checkpoint``), the functions that grew
-    most, and a warning line per ``quality.json`` that could not be read."""
+    """The code-quality totals line, a warning line per metric failure (a missing tool names its install
+    command), the figures per checkpoint (``per_checkpoint``), the functions that grew most, and a warning
+    line per ``quality.json`` that could not be read."""
     from agentrig.cli.output import print_table, warning_line
-    from agentrig.report.quality_text import growth_lines, point_table, totals_line
+    from agentrig.report.quality_text import failure_lines, growth_lines, point_table, totals_line
 
     if quality.problems:
         say(totals_line(quality.totals))
+    for line in failure_lines(quality.problems):
+        warning_line(line)
     if per_checkpoint and quality.problems:
         say("code quality per checkpoint (change since the previous one):")
         print_table(*point_table(quality.problems))
@@ -178,6 +192,7 @@ def show_command(args: argparse.Namespace) -> int:
 
     reduce = reducer_or_exit(args.reduce)
     run = open_run_or_exit(args.run_dir)
+    check_reduce_applies(reduce, [run])
     problem, checkpoint = select(run, args.target) if args.target else (None, None)
     if checkpoint is None:
         summary = RunSummary.of(run, problem, reduce=reduce)

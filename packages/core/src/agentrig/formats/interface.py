@@ -57,6 +57,7 @@ from agentrig.readback import ReadbackLimits
 
 if TYPE_CHECKING:
     from agentrig.run.records import CheckpointResultLine, ProblemScore
+    from agentrig.runtime.images import RequiredImage
     from agentrig.runtime.interface import Runtime
 
 __all__ = [
@@ -230,6 +231,13 @@ class ProblemFormat(ABC):
         needed: the later :meth:`prepare_environment` finds it), for the checks before a run; ``None`` (the
         default): the run's ``--image``. Raise :class:`~agentrig.runtime.errors.RuntimeSetupError` (one line)."""
         return None
+
+    def required_images(self, problem: Problem) -> list[RequiredImage]:
+        """The container images ``problem`` needs present locally under a container runtime (a Harbor
+        task's ``docker_image``, the bases its Dockerfiles build on), each with what names it;
+        ``agentrig run`` checks them before anything is made (nothing is ever pulled). Must be cheap
+        (read files; build nothing). Default: none."""
+        return []
 
     def host_variables(self, problem: Problem) -> list[str]:
         """The host environment variables ``problem``'s own files ask to be given (a Harbor task's

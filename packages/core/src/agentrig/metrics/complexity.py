@@ -82,6 +82,10 @@ class ComplexityMetric(Metric):
     function (file, name, line, cc, rank, nesting, lines: its length from ``def`` to its last line), most
     complex first."""
 
+    def check_tools(self) -> None:
+        """radon."""
+        require_module("radon.complexity", "radon")
+
     def compute(self, sources: SnapshotSources) -> tuple[dict[str, float], dict[str, Any]]:
         """Run radon's visitors over every file that parses."""
         radon_cc = require_module("radon.complexity", "radon")

@@ -30,7 +30,8 @@ def metric_names(names: Sequence[str] | None, source: str = "-c metrics") -> lis
     return list(dict.fromkeys(names))
 
 
-def _one_line(exc: BaseException) -> str:
+def one_line(exc: BaseException) -> str:
+    """A metric's failure in one line: its own message, or the exception's type and message."""
     text = " ".join(str(exc).split())
     return text if isinstance(exc, MetricError) and text else f"{type(exc).__name__}: {text}".rstrip(": ")
 
@@ -49,7 +50,7 @@ def run_metric(name: str, sources: SnapshotSources) -> MetricResult:
         figures, details = metric.compute(sources)
         result = MetricResult(status="ok", figures=figures, details=details)
     except Exception as exc:  # a metric never stops the run: its failure is its record
-        result = MetricResult(status="failed", error=f"{name}: {_one_line(exc)}")
+        result = MetricResult(status="failed", error=f"{name}: {one_line(exc)}")
     result.seconds = round(time.monotonic() - clock, 4)
     return result
 

@@ -70,3 +70,8 @@ class Metric(ABC):
     @abstractmethod
     def compute(self, sources: SnapshotSources) -> tuple[dict[str, float], dict[str, Any]]:
         """The figures and details of ``sources``."""
+
+    def check_tools(self) -> None:
+        """Raise :class:`ToolMissingError` (or :class:`MetricError`) when a tool :meth:`compute` needs is
+        not installed: called before a run or a re-measure, so that a metric asked for never fails for want
+        of its tool unannounced. Must be cheap. Default: nothing to check (a metric of the standard library)."""

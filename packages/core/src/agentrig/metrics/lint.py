@@ -77,6 +77,10 @@ class LintMetric(Metric):
     ``--preview``, ``--no-cache`` (nothing is written into the snapshot) and the rules of
     ``lint_rules.txt``."""
 
+    def check_tools(self) -> None:
+        """ruff :data:`RUFF_VERSION`."""
+        pinned_ruff(executable_candidates("ruff"), Path.cwd())
+
     def compute(self, sources: SnapshotSources) -> tuple[dict[str, float], dict[str, Any]]:
         """Run ruff over the snapshot's files and count what it reports."""
         ruff = pinned_ruff(executable_candidates("ruff"), sources.root)

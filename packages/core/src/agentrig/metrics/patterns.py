@@ -29,6 +29,10 @@ class PatternsMetric(Metric):
     """Figures: ``violations`` and ``rule.<id>`` per shipped rule (0 when none matched). Details:
     counts by rule and by file, and how many rules were checked."""
 
+    def check_tools(self) -> None:
+        """ast-grep (PyPI ``ast-grep-cli``)."""
+        find_executable("ast-grep", "ast-grep-cli")
+
     def compute(self, sources: SnapshotSources) -> tuple[dict[str, float], dict[str, Any]]:
         """Run ``ast-grep scan`` with the shipped rules over the snapshot's files."""
         binary = find_executable("ast-grep", "ast-grep-cli")

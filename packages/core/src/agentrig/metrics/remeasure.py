@@ -14,11 +14,13 @@ def remeasure(
     names: Sequence[str],
     on_result: Callable[[str, QualityRecord], None] | None = None,
     on_notice: Callable[[str], None] | None = None,
+    on_kept: Callable[[str, str], None] | None = None,
 ) -> list[QualityRecord]:
     """Measure the selected finished checkpoints' snapshots with the metrics ``names`` and write each
     one's ``quality.json`` (the delta against the checkpoint before it in ``results.jsonl``). Holds the
     run directory's lock; raises :class:`~agentrig.run.reevaluate.EvaluateError` for a directory that
-    holds no run or an unknown problem or checkpoint."""
+    holds no run or an unknown problem or checkpoint. A metric that fails where the checkpoint's ``quality.json``
+    has its figures keeps them: ``on_kept(checkpoint, failure)`` is told."""
     from agentrig.metrics.record import record_quality
     from agentrig.run.layout import RunDirectory, RunDirectoryError
     from agentrig.run.reevaluate import EvaluateError, select
@@ -45,9 +47,14 @@ def remeasure(
             paths = directory.checkpoint(line.unit, line.checkpoint)
             previous = before.get((line.unit, line.checkpoint))
             previous_dir = directory.checkpoint(line.unit, previous).root if previous else None
-            quality = record_quality(directory.root, paths.root, names, previous_dir)
+            where = f"{line.unit}/{line.checkpoint}"
+            kept: list[str] = []
+            quality = record_quality(directory.root, paths.root, names, previous_dir, on_kept=kept.append)
             if on_result is not None:
-                on_result(f"{line.unit}/{line.checkpoint}", quality)
+                on_result(where, quality)
+            if on_kept is not None:
+                for failure in kept:
+                    on_kept(where, failure)
             measured.append(quality)
     finally:
         directory.unlock(lock)

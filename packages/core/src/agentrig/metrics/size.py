@@ -13,6 +13,10 @@ class SizeMetric(Metric):
     lines), ``comments``, ``single_comment``, ``multi_comment`` (docstring and string lines) and
     ``blank``: SlopCodeBench's names and radon's counts. Details: the same per file."""
 
+    def check_tools(self) -> None:
+        """radon."""
+        require_module("radon.raw", "radon")
+
     def compute(self, sources: SnapshotSources) -> tuple[dict[str, float], dict[str, Any]]:
         """Sum radon's raw counts over every file that parses."""
         raw = require_module("radon.raw", "radon")

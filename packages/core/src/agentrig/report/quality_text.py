@@ -45,6 +45,17 @@ def totals_line(totals: QualityTotals) -> str:
     return f"code quality at the last checkpoint of {where} (change over the run): " + (", ".join(parts) or "no figures")
 
 
+def failure_lines(problems: list[ProblemQuality]) -> list[str]:
+    """One line per distinct metric failure over the measured checkpoints, with how many it hit
+    (``metric failed at 2 checkpoints: size: radon.raw is not installed: ...``)."""
+    counts: dict[str, int] = {}
+    for problem in problems:
+        for point in problem.checkpoints:
+            for line in point.failed:
+                counts[line] = counts.get(line, 0) + 1
+    return [f"metric failed at {plural(count, 'checkpoint')}: {line}" for line, count in counts.items()]
+
+
 def point_table(problems: list[ProblemQuality]) -> tuple[list[str], list[list[Any]]]:
     """Headers and rows of the figures per measured checkpoint (with the change since the previous one)."""
     keys = [h.key for h in HEADLINES if any(h.key in c.figures for p in problems for c in p.checkpoints)]

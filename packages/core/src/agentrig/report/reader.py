@@ -141,11 +141,13 @@ class LoadedRun:
 
     @property
     def model_id(self) -> str:
-        """The model as ``--model`` named it (``replay//path/replay.jsonl`` for a replay file),
-        ``none`` for an agent that needs none, or ``?``: what the exports record."""
+        """The model as ``--model`` named it (a replay file as ``show`` spells it, ``replay:/path/replay.jsonl``,
+        which ``--model`` takes too), ``none`` for an agent that needs none, or ``?``: what the exports record."""
+        from agentrig.model_definition import model_spelling
+
         if self.record is None:
             return "?"
-        return self.record.identity.model.id if self.record.identity.model is not None else "none"
+        return model_spelling(self.record.identity.model.id) if self.record.identity.model is not None else "none"
 
     def entries(self) -> list[CheckpointEntry]:
         """Every checkpoint, problem by problem, in order."""

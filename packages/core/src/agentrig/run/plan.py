@@ -200,9 +200,11 @@ class RunPlan(BaseModel):
 
 
 def model_id(model: str | None) -> str | None:
-    """``--model`` as recorded: ``replay/FILE`` with FILE made absolute, so ``--resume`` works from any directory."""
-    if model and model.startswith("replay/"):
-        return "replay/" + str(Path(model.removeprefix("replay/")).resolve())
+    """``--model`` as recorded: ``replay/FILE`` (or ``replay:FILE``, as ``show`` spells it) as ``replay/`` and FILE
+    made absolute, so ``--resume`` works from any directory."""
+    for prefix in ("replay/", "replay:"):
+        if model and model.startswith(prefix):
+            return "replay/" + str(Path(model.removeprefix(prefix)).resolve())
     return model
 
 

@@ -333,12 +333,10 @@ class _ProblemRun:
         agent = self.agent
         if agent is None:
             return
+        from agentrig.run.step_labels import step_label
+
         kind = getattr(step, "kind", "")
-        message = getattr(step, "tool", None) if kind == "tool_use" else (kind if kind != "llm_call" else None)
-        if kind == "plan":  # a planning agent's state: "plan EXECUTING_PLAN step 2 bash"
-            message = " ".join(
-                str(part) for part in ("plan", step.state, step.step and f"step {step.step}", step.tool) if part
-            )
+        message = step_label(step)
         if kind in ("llm_call", "tool_use") or self.plan.verbose:
             self.event(
                 "step",

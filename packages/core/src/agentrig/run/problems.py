@@ -7,7 +7,7 @@ loaded problems with unique names.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from agentrig.formats.native import PROBLEM_FILE, describe_validation_error
@@ -74,13 +74,29 @@ def load_runnable_problems(
     return problems, unloadable
 
 
+def shared_names(problems: Iterable[tuple[str, str]]) -> dict[str, list[str]]:
+    """The names ``(name, path)`` pairs share, each with its paths in order: problems one run cannot take
+    together (they would share an output folder)."""
+    paths: dict[str, list[str]] = {}
+    for name, path in problems:
+        paths.setdefault(name, []).append(path)
+    return {name: found for name, found in paths.items() if len(found) > 1}
+
+
+def shared_name_text(name: str, paths: list[str], relative: bool = False) -> str:
+    """``2 problems are named 'reverse' (A, B): `agentrig run` takes one of them at a time (names must be unique
+    within a run): ...`` with how to choose (``relative``: the paths are those ``--problem`` and ``-x`` match)."""
+    how = (
+        f"choose with --problem PATH or -x PATH, e.g. -x {paths[0]}" if relative
+        else "choose with --problem GLOB or -x GLOB on the paths `agentrig problems list` shows"
+    )
+    return (
+        f"{len(paths)} problems are named '{name}' ({', '.join(paths)}): `agentrig run` takes one of them at a time"
+        f" (names must be unique within a run): {how}"
+    )
+
+
 def _check_unique(problems: list[Problem]) -> None:
     """Two problems with the same name would share an output folder: :class:`ProblemError`."""
-    names: dict[str, Path] = {}
-    for problem in problems:
-        if problem.name in names:
-            raise ProblemError(
-                f"two problems are named '{problem.name}' ({names[problem.name]} and {problem.path}):"
-                " names must be unique within a run"
-            )
-        names[problem.name] = problem.path
+    for name, paths in shared_names((problem.name, str(problem.path)) for problem in problems).items():
+        raise ProblemError(shared_name_text(name, paths))

@@ -159,8 +159,8 @@ class ProgressDisplay:
         if event.kind == "step":
             if self.verbosity < 2:
                 return None
-            spent = f" (tokens {_tokens(event.tokens)}, {_money(event.cost)})"
-            return f"{where}: step {event.steps} {event.message or ''}".rstrip() + spent
+            spent = f" - checkpoint so far: steps {event.steps}, tokens {_tokens(event.tokens)}, cost {_money(event.cost)}"
+            return f"{where}: step {event.steps}: {event.message or 'step'}" + spent
         if event.kind == "checkpoint_end":
             detail = f" ({event.message})" if event.message else ""
             return (

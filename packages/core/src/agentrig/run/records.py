@@ -531,7 +531,9 @@ class RunIdentity(_OmitsUnset):
             out.append(f"agent config ({', '.join(keys)})")
         mine, theirs = (self.model.id if self.model else None), (other.model.id if other.model else None)
         if mine != theirs:
-            out.append(f"model '{theirs or 'none'}' vs '{mine or 'none'}'")
+            from agentrig.model_definition import model_spelling
+
+            out.append(f"model '{model_spelling(theirs or 'none')}' vs '{model_spelling(mine or 'none')}'")
         # the agent image follows from the agent config and --image, both compared already
         if self.runtime.model_dump(exclude={"agent_image"}) != other.runtime.model_dump(exclude={"agent_image"}):
             out.append(f"runtime '{other.runtime.name}' vs '{self.runtime.name}'")

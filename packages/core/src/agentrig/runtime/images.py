@@ -19,6 +19,8 @@ import re
 import tarfile
 from typing import TYPE_CHECKING
 
+from pydantic import BaseModel, ConfigDict
+
 from agentrig.runtime.errors import ImageBuildError, ImageNotFoundError
 
 if TYPE_CHECKING:
@@ -33,6 +35,59 @@ LABEL_AGENT = "agentrig.agent"
 LABEL_VERSION = "agentrig.agent-version"
 _PLACEHOLDER = re.compile(r"\{\{\s*([^{}]*?)\s*\}\}")
 _TAG_CHARS = re.compile(r"[^a-z0-9_.-]+")
+
+
+class RequiredImage(BaseModel):
+    """An image a run needs present locally, and what names it (``--image``, a task's ``docker_image``, ...)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    image: str
+    named_by: str
+
+
+def missing_images(client: docker.DockerClient, required: list[RequiredImage]) -> list[RequiredImage]:
+    """The images of ``required`` the engine does not have (each once, in order); a name the engine
+    cannot parse counts as missing."""
+    import docker.errors
+
+    missing: list[RequiredImage] = []
+    seen: set[str] = set()
+    for item in required:
+        if item.image in seen:
+            continue
+        seen.add(item.image)
+        try:
+            client.images.get(item.image)
+        except (docker.errors.ImageNotFound, docker.errors.APIError):
+            missing.append(item)
+    return missing
+
+
+def check_images_present(required: list[RequiredImage], client: docker.DockerClient | None = None) -> None:
+    """Raise :class:`ImageNotFoundError` (one line naming every absent image, what names it, and how to get
+    it without a registry) unless every image of ``required`` is present locally: agentrig never pulls."""
+    if not required:
+        return
+    from agentrig.runtime.docker import connect
+
+    own = client is None
+    engine = client or connect()
+    try:
+        missing = missing_images(engine, required)
+    finally:
+        if own:
+            engine.close()
+    if not missing:
+        return
+    names = ", ".join(f"'{item.image}' ({item.named_by})" for item in missing)
+    first = missing[0].image
+    verb = "is" if len(missing) == 1 else "are"
+    raise ImageNotFoundError(
+        f"image{'s' if len(missing) > 1 else ''} {names} {verb} not present locally and agentrig never pulls: "
+        f"load {'it' if len(missing) == 1 else 'each'} offline (`docker save {first} -o FILE` where it exists, then "
+        f"`docker load -i FILE` here) or build it (`docker build -t {first} DIR`), then retry"
+    )
 
 
 class TemplateError(ValueError):

@@ -107,12 +107,12 @@ def serve(report: Report, port: int = 0, open_browser: bool = True) -> None:
     """Serve ``report`` until interrupted, printing the URL (and opening it unless ``open_browser`` is false)."""
     server = make_server(report, port)
     url = url_of(server)
-    print(f"agentrig view: serving {url} (Ctrl-C to stop)", flush=True)
-    if open_browser:
-        import webbrowser
+    try:  # from the line that says Ctrl-C stops it on: a Ctrl-C right after it is a stop too (exit 0)
+        print(f"agentrig view: serving {url} (Ctrl-C to stop)", flush=True)
+        if open_browser:
+            import webbrowser
 
-        threading.Thread(target=webbrowser.open, args=(url,), daemon=True).start()
-    try:
+            threading.Thread(target=webbrowser.open, args=(url,), daemon=True).start()
         server.serve_forever(poll_interval=0.2)
     except KeyboardInterrupt:
         print("agentrig view: stopped", file=sys.stderr)

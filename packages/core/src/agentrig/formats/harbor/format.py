@@ -13,6 +13,7 @@ if TYPE_CHECKING:
     from agentrig.evaluation.records import EvaluationRecord
     from agentrig.formats.interface import CheckpointStop
     from agentrig.run.records import CheckpointResultLine, ProblemScore
+    from agentrig.runtime.images import RequiredImage
     from agentrig.runtime.interface import Runtime
 
 
@@ -112,6 +113,12 @@ class HarborFormat(ProblemFormat):
     def agent_time_limit(self, problem: Problem, checkpoint: Checkpoint) -> float | None:
         """The task's ``[agent] timeout_sec`` (a step's ``[steps.agent] timeout_sec``; Terminal-Bench: ``max_agent_timeout_sec``)."""
         return _task(problem).agent_timeout(checkpoint)
+
+    def required_images(self, problem: Problem) -> list[RequiredImage]:
+        """The task's ``docker_image``, or its Dockerfile's base images, and its compose services' images."""
+        from agentrig.formats.harbor.required import required_images
+
+        return required_images(_task(problem))
 
     def session_image(self, problem: Problem) -> str | None:
         """The task's image (its main container's), built now unless an identical one exists."""
