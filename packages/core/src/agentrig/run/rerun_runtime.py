@@ -164,7 +164,7 @@ def _line(what: str, name: str, image: str | None, options: dict[str, Any], *, s
         where = "in a docker container" + (f" ({', '.join(details)})" if details else "")
     else:
         where = f"in runtime '{shorten(name)}' (not known to agentrig as a sandbox)"
-    line = f"{what} runs {where}"
+    line = f"{what} run {where}"
     if left_out:
         line += f"; the run's recorded runtime options {', '.join(shorten(k) for k in left_out)} are left out (--trust takes them)"
     return line
