@@ -74,17 +74,22 @@ def _int(value: Any) -> int:
     return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else 0
 
 
+def _json_report(data: bytes, name: str) -> Any:
+    """A report's JSON document; :class:`ReportError` in one line when it is not one (or nests too deeply)."""
+    try:
+        return json.loads(data)
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise ReportError(f"{name}: not a JSON document ({shorten(str(exc))})") from None
+    except RecursionError:
+        raise ReportError(f"{name}: nested too deeply to read") from None
+
+
 def parse_pytest_json_run(data: bytes, name: str = "report.json") -> tuple[list[TestResult], int]:
     """The tests of a ``pytest --json-report`` file that finished, and how many collected tests did not
     (``summary.collected`` less ``deselected`` less those finished: a run interrupted or stopped early);
     a test interrupted while it ran is one that did not finish. Collection errors become tests with
     outcome ``error``."""
-    try:
-        report = json.loads(data)
-    except (ValueError, UnicodeDecodeError) as exc:
-        raise ReportError(f"{name}: not a JSON document ({shorten(str(exc))})") from None
-    except RecursionError:
-        raise ReportError(f"{name}: nested too deeply to read") from None
+    report = _json_report(data, name)
     if not isinstance(report, dict) or not isinstance(report.get("tests", []), list):
         raise ReportError(f"{name}: not a pytest JSON report (expected an object with a 'tests' list)")
     tests: list[TestResult] = []
@@ -247,12 +252,7 @@ def parse_ctrf(data: bytes, name: str = "ctrf.json") -> list[TestResult]:
 
     CTRF counts durations in milliseconds; pytest-json-ctrf (``results.tool.name`` ``pytest``) writes seconds.
     A failure's message is the first ``E`` line of its trace (pytest's own), else its ``message``."""
-    try:
-        report = json.loads(data)
-    except (ValueError, UnicodeDecodeError) as exc:
-        raise ReportError(f"{name}: not a JSON document ({shorten(str(exc))})") from None
-    except RecursionError:
-        raise ReportError(f"{name}: nested too deeply to read") from None
+    report = _json_report(data, name)
     results = report.get("results") if isinstance(report, dict) else None
     entries = results.get("tests") if isinstance(results, dict) else None
     if not isinstance(results, dict) or not isinstance(entries, list):
