@@ -160,11 +160,15 @@ def test_bad_input_through_the_cli(tmp_path: Path, fake_openai_server) -> None:
     )
     (task / "task.toml").write_text(good_toml)
 
-    # the local runtime cannot run a task built from a Dockerfile: one line naming the option
+    # the local runtime cannot run a task built from a Dockerfile: one line naming the option, before anything is made
     out = tmp_path / "local"
-    proc = _agentrig(tmp_path, fake_openai_server, "run", str(task), "--agent", "scripted", *MODEL, "--output", str(out))
-    assert proc.returncode == 3 and "Traceback" not in proc.stderr
-    assert "task 'word-count' (harbor format) runs in a container built from its Dockerfile: pass --runtime docker" in proc.stderr
+    proc = _agentrig(tmp_path, fake_openai_server, "run", str(task), "--agent", "scripted", *MODEL, "--runtime", "local",
+                     "--output", str(out))
+    assert proc.returncode == 2 and not out.exists()
+    assert proc.stderr.strip().splitlines() == [
+        "agentrig: error: harbor problems run in containers of their own images, not on --runtime local: "
+        "pass --runtime docker (or leave --runtime out)"
+    ]
 
     # a reward that is not a number: the verifier broke, no verdict on the agent
     (task / "tests" / "test.sh").write_text("#!/bin/bash\necho 'all good' > /logs/verifier/reward.txt\n")
@@ -195,9 +199,11 @@ def test_oracle_solves_every_fixture_task(tmp_path: Path, fake_openai_server) ->
     dataset = tmp_path / "tasks"
     shutil.copytree(FIXTURES, dataset)
     out = tmp_path / "run"
-    proc = _agentrig(tmp_path, fake_openai_server, "run", str(dataset), "--agent", "oracle", "--runtime", "docker",
+    # no --runtime: tasks that bring their own image run in containers, said in one line
+    proc = _agentrig(tmp_path, fake_openai_server, "run", str(dataset), "--agent", "oracle",
                      "--output", str(out), "--jobs", "2")
     assert proc.returncode == 0, proc.stderr
+    assert "agentrig: harbor and terminal-bench problems run in their own containers: --runtime docker" in proc.stderr.splitlines()
     lines = _lines(out)
     assert {name: (line.status, line.score) for name, line in lines.items()} == {
         "word-count": ("passed", 1.0), "greeting": ("passed", 1.0), "tb-reverse": ("passed", 1.0),

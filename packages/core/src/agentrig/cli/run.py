@@ -69,7 +69,11 @@ def _add_agent_arguments(parser: argparse.ArgumentParser) -> None:
         "--model", help="PROVIDER/MODEL or an alias from the catalog; replay/FILE.jsonl replays recorded replies "
         "(required by agents that use a model)",
     )
-    parser.add_argument("--runtime", default="local", help="where commands run: local (default), docker, or a plugin's runtime")
+    parser.add_argument(
+        "--runtime",
+        help="where commands run: local (the default), docker (the default for problems that bring their own image: "
+        "Harbor, Terminal-Bench), or a plugin's runtime",
+    )
     parser.add_argument("--image", help="container image for --runtime docker")
     parser.add_argument(
         "--rebuild", action="store_true",
@@ -401,6 +405,23 @@ def _brings_image(format_name: str) -> bool:
     return get_format(format_name).brings_image
 
 
+def _choose_runtime(args: argparse.Namespace, problems: list[Any]) -> None:
+    """``--runtime`` when given, else ``local``, or ``docker`` (one line says so) when problems bring their own
+    image (a Harbor or Terminal-Bench task runs in its container); ``--runtime local`` with such problems is
+    refused before anything is made."""
+    bringing = sorted({p.format for p in problems if _brings_image(p.format)})
+    if args.runtime is None:
+        args.runtime = "docker" if bringing else "local"
+        if bringing and not args.quiet:
+            print(f"agentrig: {' and '.join(bringing)} problems run in their own containers: --runtime docker", file=sys.stderr)
+    elif args.runtime == "local" and bringing:
+        raise CLIError(
+            f"{' and '.join(bringing)} problems run in containers of their own images, not on --runtime local: "
+            "pass --runtime docker (or leave --runtime out)",
+            status=2,
+        )
+
+
 def run_command(args: argparse.Namespace) -> int:
     """Check every input, run the problems, print the summary; the exit status is
     :func:`run_status`'s, 130 after Ctrl-C, 143 after SIGTERM."""
@@ -421,6 +442,7 @@ def run_command(args: argparse.Namespace) -> int:
         problems, unloadable = load_runnable_problems(args.problems, args.problem_format, args.include, args.exclude)
     except ProblemError as exc:
         raise CLIError(str(exc), status=2) from None
+    _choose_runtime(args, problems)
     registry = loaded_registry()
     other_overrides, executor_options = _executor_overrides(args.overrides)
     other_overrides, verifier_options = _verifier_overrides(other_overrides)
