@@ -165,10 +165,10 @@ def test_bad_input_through_the_cli(tmp_path: Path, fake_openai_server) -> None:
     proc = _agentrig(tmp_path, fake_openai_server, "run", str(task), "--agent", "scripted", *MODEL, "--runtime", "local",
                      "--output", str(out))
     assert proc.returncode == 2 and not out.exists()
-    assert proc.stderr.strip().splitlines() == [
+    assert proc.stderr.strip().splitlines() == [(
         "agentrig: error: harbor problems run in containers of their own images, not on --runtime local: "
         "pass --runtime docker (or leave --runtime out)"
-    ]
+    )]
 
     # a reward that is not a number: the verifier broke, no verdict on the agent
     (task / "tests" / "test.sh").write_text("#!/bin/bash\necho 'all good' > /logs/verifier/reward.txt\n")
