@@ -76,7 +76,7 @@ def test_replay_runs_recorded_commands_in_a_sandbox_unless_trusted(
     main(["replay", checkpoint])
     assert not marker.exists(), "a sent run's recorded command ran on this machine without a sandbox"
     line = _runtime_line(capsys.readouterr().err)
-    assert f"replay of {sent}: the recorded model's commands" in line and "bubblewrap sandbox" in line, line
+    assert f"replay of {sent} (the recorded model's commands, then the tests) runs " in line and "bubblewrap sandbox" in line, line
 
     main(["replay", checkpoint, "--trust"])  # the user's word: as recorded (the local runtime, no sandbox)
     line = _runtime_line(capsys.readouterr().err)

@@ -123,7 +123,7 @@ def test_setup_refuses_a_model_it_cannot_speak_to(session: object) -> None:
     typo = Agent.from_config(typo_config, AgentContext(model=anthropic, credential=cred(), problem_name="p"))
     with pytest.raises(AgentSetupError) as info:  # the parser is looked up before the CLI starts
         typo.setup(session)
-    assert str(info.value).startswith("claude_code config: stream_parser: unknown stream parser (installed: ")
+    assert str(info.value).startswith("claude_code config: stream_parser: unknown stream parser 'claude-stream-jsn' (installed: ")
     assert str(info.value).endswith("; did you mean 'claude-stream-json'?")
     typo.cleanup()
 

@@ -63,7 +63,7 @@ def test_stdio_and_http_servers_are_told_apart_by_command_or_url() -> None:
         ({"x": {"command": "a", "env": {"BAD NAME": "v"}}}, "invalid environment variable name 'BAD NAME'"),
         ({"x": {"command": "a", "cwd": "/"}}, "Extra inputs are not permitted"),
         ({"bad/name": {"command": "a"}}, "MCP server name 'bad/name' must be letters"),
-        ({"x": {"command": "a", "tool_timeout": 0}}, "greater than 0"),
+        ({"x": {"command": "a", "tool_timeout": 0}}, "is not a time limit: must be a finite number above 0"),
     ],
 )
 def test_bad_servers_are_refused_naming_the_field(servers: dict[str, object], expected: str) -> None:

@@ -223,7 +223,7 @@ def _find_target(checkpoint_dir: Path) -> _Target:
 
 def _choose_runtime(target: _Target, request: RerunRequest) -> RerunRuntime:
     """Where the recorded commands and the tests run (a sandbox, unless the user said otherwise)."""
-    what = f"replay of {target.run_dir.root}: the recorded model's commands and the tests"  # the same for every checkpoint
+    what = f"replay of {target.run_dir.root} (the recorded model's commands, then the tests)"  # the same for every checkpoint
     return choose_runtime(target.record.identity.runtime, request, what=what)
 
 

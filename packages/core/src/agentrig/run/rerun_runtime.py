@@ -64,7 +64,7 @@ class RerunRequest(BaseModel):
 def choose_runtime(
     recorded: RuntimeRecord, request: RerunRequest, *, what: str, recorded_image: str | None = None
 ) -> RerunRuntime:
-    """The runtime to run ``what`` (``"replay of RUN: the recorded model's commands and the tests"``) in, as
+    """The runtime to run ``what`` (``"replay of RUN (the recorded model's commands, then the tests)"``) in, as
     ``request`` asks (see the module's docstring); ``recorded_image`` is the image the run's sessions ran in
     (default: ``recorded.image``). :class:`RerunRuntimeError` when there is no sandbox and the user did not
     say to run without one."""
@@ -164,7 +164,7 @@ def _line(what: str, name: str, image: str | None, options: dict[str, Any], *, s
         where = "in a docker container" + (f" ({', '.join(details)})" if details else "")
     else:
         where = f"in runtime '{shorten(name)}' (not known to agentrig as a sandbox)"
-    line = f"{what} run {where}"
+    line = f"{what} runs {where}"
     if left_out:
         line += f"; the run's recorded runtime options {', '.join(shorten(k) for k in left_out)} are left out (--trust takes them)"
     return line
