@@ -162,5 +162,5 @@ def test_factory_errors_are_one_line_and_name_the_fix() -> None:
         create_chat_model(ModelDefinition(provider="vllm", name="q"), None, environ={})
     with pytest.raises(ConfigurationError, match=r"unknown model option 'strem' \(known: .*stream"):
         create_chat_model(ModelDefinition(provider="vllm", name="q"), None, base_url="http://x/v1", strem=True)
-    with pytest.raises(ConfigurationError, match="model option 'timeout': -1.0 is not a time limit: must be a finite number above 0"):
+    with pytest.raises(ConfigurationError, match=r"model option 'timeout': -1\.0 is not a time limit: must be a finite number above 0"):
         create_chat_model(ModelDefinition(provider="vllm", name="q"), None, base_url="http://x/v1", timeout=-1)
