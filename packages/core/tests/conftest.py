@@ -152,3 +152,15 @@ def make_docker_runtime(tmp_path: Path, docker_test_image: str) -> Iterator[Call
     yield make
     for runtime in runtimes:
         runtime.cleanup()
+
+
+@pytest.fixture
+def removed_images(docker_engine: Any) -> Iterator[list[str]]:
+    """Tags a test appends here are removed from the engine after it (images it built)."""
+    tags: list[str] = []
+    yield tags
+    for tag in tags:
+        try:
+            docker_engine.images.remove(tag, force=True)
+        except Exception:
+            pass

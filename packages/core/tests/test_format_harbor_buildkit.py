@@ -4,7 +4,6 @@ read offline is one line naming why."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -17,17 +16,6 @@ from agentrig.runtime.errors import ImageBuildError, ImageNotFoundError
 pytestmark = pytest.mark.docker
 
 
-@pytest.fixture
-def built(docker_engine: Any) -> Iterator[list[str]]:
-    tags: list[str] = []
-    yield tags
-    for tag in tags:
-        try:
-            docker_engine.images.remove(tag, force=True)
-        except Exception:
-            pass
-
-
 def _context(root: Path, dockerfile: str, files: dict[str, str] | None = None) -> Path:
     context = root / "environment"
     context.mkdir(parents=True)
@@ -37,7 +25,7 @@ def _context(root: Path, dockerfile: str, files: dict[str, str] | None = None) -
     return context
 
 
-def test_buildkit_only_dockerfiles_build(tmp_path: Path, docker_engine: Any, debian_test_image: str, built: list[str]) -> None:
+def test_buildkit_only_dockerfiles_build(tmp_path: Path, docker_engine: Any, debian_test_image: str, removed_images: list[str]) -> None:
     """Several sources into a directory without a trailing '/', COPY --chmod and RUN --mount: the classic
     builder refuses each; Compose (BuildKit) builds them, and so does agentrig."""
     context = _context(tmp_path, (
@@ -48,7 +36,7 @@ def test_buildkit_only_dockerfiles_build(tmp_path: Path, docker_engine: Any, deb
         "RUN --mount=type=cache,target=/root/.cache echo cached > /root/.cache/c && cp /root/.cache/c /app/c.txt\n"
     ))
     image = build_task_image(docker_engine, task="buildkit-forms", context=context, dockerfile=context / "Dockerfile")
-    built.append(image.tag)
+    removed_images.append(image.tag)
     assert image.built and image.workdir == "/app"
     listing = docker_engine.containers.run(
         image.tag, ["sh", "-c", "stat -c '%n %a' server.py persona.md run.py; cat c.txt"], remove=True, network_mode="none"
@@ -98,13 +86,13 @@ def test_parser_directives_and_heredocs_are_read() -> None:
 
 
 def test_the_classic_builder_on_request_refuses_what_only_buildkit_reads(
-    tmp_path: Path, docker_engine: Any, debian_test_image: str, monkeypatch: pytest.MonkeyPatch, built: list[str]
+    tmp_path: Path, docker_engine: Any, debian_test_image: str, monkeypatch: pytest.MonkeyPatch, removed_images: list[str]
 ) -> None:
     """``AGENTRIG_IMAGE_BUILDER=classic``: the engine's classic builder (also what runs where Compose v2 is not)."""
     monkeypatch.setenv("AGENTRIG_IMAGE_BUILDER", "classic")
     plain = _context(tmp_path / "plain", f"FROM {debian_test_image}\nWORKDIR /app\nCOPY server.py persona.md /app/\n")
     image = build_task_image(docker_engine, task="classic-plain", context=plain, dockerfile=plain / "Dockerfile")
-    built.append(image.tag)
+    removed_images.append(image.tag)
     assert image.built and image.workdir == "/app"
     several = _context(tmp_path / "several", f"FROM {debian_test_image}\nWORKDIR /app\nCOPY server.py persona.md .\n")
     with pytest.raises(ImageBuildError, match="must be a directory and end with a /"):

@@ -3,7 +3,6 @@ content, build errors in one line, files into and out of a container, a runtime 
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -23,17 +22,6 @@ def _context(root: Path, base: str, run: str = "echo built > /app/.marker") -> P
     (context / "Dockerfile").write_text(f"FROM {base}\nWORKDIR /app\nCOPY data.txt /app/data.txt\nRUN {run}\n")
     (context / "data.txt").write_text("1 2 3\n")
     return context
-
-
-@pytest.fixture
-def removed_images(docker_engine: Any) -> Iterator[list[str]]:
-    tags: list[str] = []
-    yield tags
-    for tag in tags:
-        try:
-            docker_engine.images.remove(tag, force=True)
-        except Exception:
-            pass
 
 
 def test_image_is_built_once_and_rebuilt_when_the_context_changes(

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import argparse
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from agentrig.cli.output import CLIError, print_json, print_table, warning_line
@@ -72,19 +74,27 @@ def list_agents(args: argparse.Namespace) -> int:
     return 0
 
 
-def show_agent(args: argparse.Namespace) -> int:
-    """Print one agent's config schema, distribution and version."""
-    from agentrig.agents.interface import get_agent_config_cls
+@contextmanager
+def _agent_lookup() -> Iterator[None]:
+    """An unknown agent name as a usage error (exit 2, with its "did you mean"); a broken plugin as an error."""
     from agentrig.errors import PluginError, UnknownAgentError
 
-    registry = loaded_registry()
     try:
-        spec, plugin = registry.agent_spec(args.name)
-        config_cls = get_agent_config_cls(args.name, registry)
+        yield
     except UnknownAgentError as exc:
         raise CLIError(str(exc), status=2) from exc
     except PluginError as exc:
         raise CLIError(str(exc)) from exc
+
+
+def show_agent(args: argparse.Namespace) -> int:
+    """Print one agent's config schema, distribution and version."""
+    from agentrig.agents.interface import get_agent_config_cls
+
+    registry = loaded_registry()
+    with _agent_lookup():
+        spec, plugin = registry.agent_spec(args.name)
+        config_cls = get_agent_config_cls(args.name, registry)
     schema = config_cls.model_json_schema()
     if args.json:
         print_json(
@@ -154,16 +164,11 @@ def bundle_agent(args: argparse.Namespace) -> int:
 
     from agentrig.agents import bundles
     from agentrig.agents.interface import get_agent_cls, get_agent_config_cls
-    from agentrig.errors import PluginError, UnknownAgentError
 
     registry = loaded_registry()
-    try:
+    with _agent_lookup():
         recipe = getattr(get_agent_cls(args.name, registry), "bundle_recipe", None)
         config_cls = get_agent_config_cls(args.name, registry)
-    except UnknownAgentError as exc:
-        raise CLIError(str(exc), status=2) from exc
-    except PluginError as exc:
-        raise CLIError(str(exc)) from exc
     if recipe is None:
         raise CLIError(f"agent '{args.name}' has no bundle: it runs in any image as it is", status=2)
     field = config_cls.model_fields.get("version")

@@ -276,9 +276,10 @@ def build_task_image(
     if command is not None:
         from agentrig.runtime import buildkit
         from agentrig.runtime.compose import build_env
+        from agentrig.runtime.images import RequiredImage, missing_images
 
         frontend = buildkit.syntax_image(dockerfile.read_text(encoding="utf-8", errors="replace"))
-        if frontend is not None and not _present(client, frontend):
+        if frontend is not None and missing_images(client, [RequiredImage(image=frontend, named_by="# syntax=")]):
             raise buildkit.missing_frontend(where, frontend)
         buildkit.compose_build(
             command, context=context, dockerfile=relative, tag=tag, labels=labels, no_cache=rebuild is not None,
@@ -309,16 +310,6 @@ def _buildkit_command() -> list[str] | None:
     except RuntimeSetupError as exc:
         log.debug("task images built with the classic builder: %s", exc)
         return None
-
-
-def _present(client: docker.DockerClient, image: str) -> bool:
-    import docker.errors
-
-    try:
-        client.images.get(image)
-    except docker.errors.ImageNotFound:
-        return False
-    return True
 
 
 def _classic_build(
